@@ -1,0 +1,65 @@
+"""The evaluator protocol: how search, players and pit talk to any judge of positions.
+
+An evaluator scores afterstates: int8 boards (n, 2, 25) whose row 0 is the side that
+just moved and row 1 the side now on roll. It returns (n, 5) float probabilities from
+row 0's view, in gnubg's order: P(win), P(win gammon), P(win backgammon),
+P(lose gammon), P(lose backgammon); gammons include backgammons.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
+
+
+class Evaluator(Protocol):
+    name: str
+
+    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+        """(n, 2, 25) int8 afterstates -> (n, 5) probabilities from the mover's view."""
+        ...
+
+
+def flip(probs: np.ndarray) -> np.ndarray:
+    """The same outcome distribution seen by the other side."""
+    p = np.asarray(probs, dtype=np.float64)
+    out = np.empty_like(p)
+    out[..., WIN] = 1.0 - p[..., WIN]
+    out[..., WIN_GAMMON] = p[..., LOSE_GAMMON]
+    out[..., WIN_BACKGAMMON] = p[..., LOSE_BACKGAMMON]
+    out[..., LOSE_GAMMON] = p[..., WIN_GAMMON]
+    out[..., LOSE_BACKGAMMON] = p[..., WIN_BACKGAMMON]
+    return out
+
+
+def equity(probs: np.ndarray) -> np.ndarray:
+    """Cubeless money equity: 2 P(win) - 1 + P(wg) - P(lg) + P(wbg) - P(lbg)."""
+    p = np.asarray(probs, dtype=np.float64)
+    return (2.0 * p[..., WIN] - 1.0 + p[..., WIN_GAMMON] - p[..., LOSE_GAMMON]
+            + p[..., WIN_BACKGAMMON] - p[..., LOSE_BACKGAMMON])
+
+
+def result_probs(points: int) -> np.ndarray:
+    """The exact 'probabilities' of a finished game, from the view of the side whose result is points (+-1..3)."""
+    p = np.zeros(5)
+    if points > 0:
+        p[WIN] = 1.0
+        p[WIN_GAMMON] = points >= 2
+        p[WIN_BACKGAMMON] = points >= 3
+    else:
+        p[LOSE_GAMMON] = points <= -2
+        p[LOSE_BACKGAMMON] = points <= -3
+    return p
+
+
+def sanity_clamp(probs: np.ndarray) -> np.ndarray:
+    """gnubg's consistency clamp: backgammon <= gammon <= win (and the same for losses)."""
+    p = np.array(probs, dtype=np.float64, copy=True)
+    p[..., WIN_GAMMON] = np.minimum(p[..., WIN_GAMMON], p[..., WIN])
+    p[..., WIN_BACKGAMMON] = np.minimum(p[..., WIN_BACKGAMMON], p[..., WIN_GAMMON])
+    p[..., LOSE_GAMMON] = np.minimum(p[..., LOSE_GAMMON], 1.0 - p[..., WIN])
+    p[..., LOSE_BACKGAMMON] = np.minimum(p[..., LOSE_BACKGAMMON], p[..., LOSE_GAMMON])
+    return p

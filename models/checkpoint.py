@@ -1,0 +1,87 @@
+"""Self-describing, atomic checkpoints.
+
+One file holds the weights, the architecture, the run config, the encoder version, the
+games trained and the trainer state (schedules, RNG). Writes go to `PATH.tmp` and are
+moved into place with os.replace, so a kill at any moment leaves the old file intact.
+
+Format changelog: 1 = first version.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from engine.encoder import ENCODER_VERSION
+from engine.errors import CheckpointError
+from models.network import TDNet
+
+FORMAT = "tdgammon-checkpoint"
+FORMAT_VERSION = 1
+DEFAULT_MODEL = Path(__file__).resolve().parent / "default.pt"
+
+
+@dataclass
+class Checkpoint:
+    net: TDNet
+    config: dict[str, Any] = field(default_factory=dict)
+    games_trained: int = 0
+    trainer_state: dict[str, Any] = field(default_factory=dict)
+
+
+def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
+    """Write atomically: a temporary file next to the target, then os.replace."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "encoder_version": ENCODER_VERSION,
+        "architecture": {"kind": "TDNet", "hidden": ckpt.net.n_hidden},
+        "state_dict": ckpt.net.state_dict(),
+        "config": ckpt.config,
+        "games_trained": int(ckpt.games_trained),
+        "trainer_state": ckpt.trainer_state,
+    }
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        torch.save(payload, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
+    """Read a checkpoint, refusing anything missing, corrupt or built for another encoder."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} does not exist")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch raises many types for a damaged zip or pickle
+        raise CheckpointError(f"checkpoint {path} is corrupt or truncated ({type(err).__name__})") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a tdgammon checkpoint")
+    if payload.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"checkpoint {path} has format version {payload.get('format_version')}, "
+            f"this program reads {FORMAT_VERSION}")
+    if payload.get("encoder_version") != ENCODER_VERSION:
+        raise CheckpointError(
+            f"checkpoint {path} was trained with encoder version {payload.get('encoder_version')}, "
+            f"this program has {ENCODER_VERSION}")
+    arch = payload.get("architecture", {})
+    if arch.get("kind") != "TDNet" or not isinstance(arch.get("hidden"), int):
+        raise CheckpointError(f"checkpoint {path} has an unknown architecture {arch!r}")
+    net = TDNet(arch["hidden"])
+    try:
+        net.load_state_dict(payload["state_dict"])
+    except (RuntimeError, KeyError) as err:
+        raise CheckpointError(f"checkpoint {path} weights do not match its architecture") from err
+    return Checkpoint(net=net, config=payload.get("config", {}),
+                      games_trained=payload.get("games_trained", 0),
+                      trainer_state=payload.get("trainer_state", {}))

@@ -1,0 +1,58 @@
+"""The value network (198 -> H sigmoid -> 5 sigmoid) and its evaluator."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from engine.encoder import N_INPUTS, encode
+from engine.evaluator import sanity_clamp
+
+N_OUTPUTS = 5
+
+
+class TDNet(nn.Module):
+    """Tesauro's architecture with gnubg's five outputs, all from the mover's view."""
+
+    def __init__(self, hidden: int = 80) -> None:
+        super().__init__()
+        self.n_hidden = hidden
+        self.hidden = nn.Linear(N_INPUTS, hidden)
+        self.out = nn.Linear(hidden, N_OUTPUTS)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.out(torch.sigmoid(self.hidden(x))))
+
+    def to_numpy(self) -> dict[str, np.ndarray]:
+        """Weights in the layout the numba kernels use: w1 (198, H), b1 (H,), w2 (H, 5), b2 (5,)."""
+        return {
+            "w1": self.hidden.weight.detach().numpy().T.astype(np.float32).copy(),
+            "b1": self.hidden.bias.detach().numpy().astype(np.float32).copy(),
+            "w2": self.out.weight.detach().numpy().T.astype(np.float32).copy(),
+            "b2": self.out.bias.detach().numpy().astype(np.float32).copy(),
+        }
+
+    def load_numpy(self, weights: dict[str, np.ndarray]) -> None:
+        """Inverse of to_numpy."""
+        with torch.no_grad():
+            self.hidden.weight.copy_(torch.from_numpy(np.ascontiguousarray(weights["w1"].T)))
+            self.hidden.bias.copy_(torch.from_numpy(weights["b1"]))
+            self.out.weight.copy_(torch.from_numpy(np.ascontiguousarray(weights["w2"].T)))
+            self.out.bias.copy_(torch.from_numpy(weights["b2"]))
+
+
+class NetworkEvaluator:
+    """engine.evaluator.Evaluator backed by a TDNet: encode, forward, sanity clamp."""
+
+    def __init__(self, net: TDNet, name: str = "network") -> None:
+        self.net = net.eval()
+        self.name = name
+
+    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+        if len(afterstates) == 0:
+            return np.zeros((0, N_OUTPUTS))
+        x = torch.from_numpy(encode(afterstates))
+        with torch.inference_mode():
+            y = self.net(x).numpy()
+        return sanity_clamp(y)
