@@ -23,3 +23,11 @@ class ConfigError(TdgammonError):
 
 class CheckpointError(TdgammonError):
     """A missing, corrupt, truncated or mismatched checkpoint."""
+
+
+class MatchIdError(TdgammonError):
+    """A gnubg Match ID that cannot be decoded into a legal match state."""
+
+
+class CubeError(TdgammonError):
+    """Impossible cube or match settings (cube value, owner, score, match length)."""
