@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -30,12 +31,17 @@ class Play:
     """One legal play: the afterstate (mover still in row 0), its steps and gnubg notation.
 
     `steps` holds only the used steps, as (source index, destination index) pairs with
-    source 24 = bar and destination -1 = off.
+    source 24 = bar and destination -1 = off. `notation` is computed on first use (from
+    `before`, the position the play starts from), so listing plays for a bot stays cheap.
     """
 
+    before: Position = field(repr=False, compare=False)
     after: Position
     steps: tuple[tuple[int, int], ...]
-    notation: str
+
+    @cached_property
+    def notation(self) -> str:
+        return format_play(self.before.board, self.steps)
 
 
 def _used_steps(steps: Iterable) -> list[tuple[int, int]]:
@@ -115,8 +121,9 @@ def legal_plays(position: Position, dice: tuple[int, int]) -> list[Play]:
     """Every distinct legal play of the roll, in movegen's order; empty when the roll dances."""
     d1, d2 = check_dice(*dice)
     afters, steps = generate(position.board, d1, d2)
-    return [Play(Position(afters[k]), tuple(_used_steps(steps[k])),
-                 format_play(position.board, steps[k]))
+    step_lists = steps.tolist()
+    return [Play(position, Position(afters[k]),
+                 tuple((src, dst) for src, dst in step_lists[k] if src >= 0))
             for k in range(len(afters))]
 
 
