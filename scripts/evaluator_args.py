@@ -1,0 +1,57 @@
+"""Arguments shared by the commands that evaluate (eval, hint): --ply, --model/--evaluator,
+--json, --batch, and the reading of a batch from stdin.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from engine.errors import TdgammonError
+from engine.evaluator import Evaluator
+from models.loader import EVALUATORS, load_evaluator
+from scripts.cli import PLY_HELP
+
+T = TypeVar("T")
+
+
+def add_evaluator_arguments(parser: argparse.ArgumentParser) -> None:
+    """--ply, --model / --evaluator, --json, --batch."""
+    parser.add_argument("--ply", type=int, choices=(1, 2), default=1, help=f"search depth (default 1): {PLY_HELP}")
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--model", metavar="PATH", default=None,
+                     help="checkpoint to evaluate with (default: the shipped models/default.pt)")
+    who.add_argument("--evaluator", metavar="NAME", default=None,
+                     help=f"a built-in evaluator instead of a network: {', '.join(sorted(EVALUATORS))} "
+                          "(random:SEED for a seeded random player)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--batch", action="store_true",
+                        help="read one input per stdin line, print one JSON object per line, "
+                             "load the model once; a bad line stops the run before any output")
+
+
+def evaluator_from_args(args: argparse.Namespace) -> Evaluator:
+    """The evaluator the user asked for; a missing or corrupt model raises CheckpointError."""
+    if args.evaluator is not None:
+        name = args.evaluator.partition(":")[0]
+        if name not in EVALUATORS:
+            raise TdgammonError(f"unknown evaluator {args.evaluator!r} (choose from {', '.join(sorted(EVALUATORS))})")
+        return load_evaluator(args.evaluator)
+    return load_evaluator(args.model)
+
+
+def read_batch(lines: Iterable[str], parse: Callable[[str], T]) -> list[T]:
+    """Parse every non-blank line first, so a bad line stops the run before any output.
+
+    A parse error becomes `line N: <message>` (1-based line numbers of the input).
+    """
+    items = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(parse(line))
+        except TdgammonError as err:
+            raise type(err)(f"line {number}: {err}") from None
+    return items
