@@ -1,0 +1,371 @@
+"""Numba kernels of self-play training: dice, the network forward on sparse inputs,
+1-ply move choice and the online TD(lambda) update with eligibility traces.
+
+Weights use the layout of TDNet.to_numpy(): w1 (198, H), b1 (H,), w2 (H, 5), b2 (5,).
+All functions release the GIL, so several threads can train one set of weights at once
+(Hogwild); with one thread a run is exactly reproducible from its seed.
+
+Perspective: the network scores an afterstate from the mover's view. A game is one
+prediction sequence seen from a fixed side (the opening mover): a prediction made by
+the other side is flipped (win <-> 1 - win, gammons and backgammons swapped), so the TD
+error is the difference of consecutive fixed-view predictions, and at the end the
+fixed-view outcome.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.encoder import MAX_ACTIVE, encode_sparse
+from engine.movegen import MAX_PLAYS, generate_into
+from engine.pubeval import pubeval_inputs
+
+N_OUT = 5
+# Fixed-view component k of a flipped prediction is sign[k] * y[perm[k]] (+1 for win).
+FLIP_PERM = np.array([0, 3, 4, 1, 2], dtype=np.int64)
+FLIP_SIGN = np.array([-1.0, 1.0, 1.0, 1.0, 1.0], dtype=np.float32)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+# ----------------------------------------------------------------------------- dice
+@njit(cache=True, nogil=True)
+def next_u64(rng):
+    """splitmix64 step; the whole generator state is rng[0], so it checkpoints as one int."""
+    rng[0] += _GOLDEN
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def uniform(rng):
+    """A float in [0, 1) with 53 random bits."""
+    return (next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True)
+def roll_die(rng):
+    # Rejection sampling keeps all six faces exactly equally likely.
+    limit = np.uint64(18446744073709551614)  # 6 * floor(2**64 / 6) - 1
+    while True:
+        z = next_u64(rng)
+        if z <= limit:
+            return np.int64(z % np.uint64(6)) + 1
+
+
+# -------------------------------------------------------------------------- network
+@njit(cache=True, nogil=True, fastmath=True)
+def forward_sparse(w1, b1, w2, b2, idx, val, n_active, hidden, out):
+    """Hidden activations and the 5 outputs of one encoded afterstate."""
+    H = b1.shape[0]
+    for j in range(H):
+        hidden[j] = b1[j]
+    for a in range(n_active):
+        row = w1[idx[a]]
+        v = val[a]
+        for j in range(H):
+            hidden[j] += v * row[j]
+    for j in range(H):
+        hidden[j] = 1.0 / (1.0 + np.exp(-hidden[j]))
+    for k in range(N_OUT):
+        s = b2[k]
+        for j in range(H):
+            s += hidden[j] * w2[j, k]
+        out[k] = 1.0 / (1.0 + np.exp(-s))
+
+
+@njit(cache=True, nogil=True)
+def clamped_equity(y):
+    """Cubeless equity after gnubg's sanity clamp (gammon <= win, backgammon <= gammon)."""
+    win = y[0]
+    wg = min(y[1], win)
+    wbg = min(y[2], wg)
+    lg = min(y[3], 1.0 - win)
+    lbg = min(y[4], lg)
+    return 2.0 * win - 1.0 + wg - lg + wbg - lbg
+
+
+@njit(cache=True, nogil=True)
+def outcome_vector(board, out):
+    """Exact outputs of a finished game from row 0's view (row 0 has borne off all)."""
+    loser_total = 0
+    back = 0
+    for i in range(25):
+        loser_total += board[1, i]
+        if i >= 18:
+            back += board[1, i]
+    out[0] = 1.0
+    out[1] = 1.0 if loser_total == 15 else 0.0
+    out[2] = 1.0 if loser_total == 15 and back > 0 else 0.0
+    out[3] = 0.0
+    out[4] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def is_finished(board):
+    for i in range(25):
+        if board[0, i] > 0:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------- scratch space
+class Scratch:
+    """Per-thread buffers, so kernels allocate nothing per move."""
+
+    def __init__(self, hidden: int) -> None:
+        self.boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+        self.steps = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
+        self.hashes = np.empty(MAX_PLAYS, dtype=np.int64)
+        self.idx = np.empty(MAX_ACTIVE, dtype=np.int64)
+        self.val = np.empty(MAX_ACTIVE, dtype=np.float32)
+        self.hidden = np.empty(hidden, dtype=np.float32)
+        self.best_hidden = np.empty(hidden, dtype=np.float32)
+        self.best_idx = np.empty(MAX_ACTIVE, dtype=np.int64)
+        self.best_val = np.empty(MAX_ACTIVE, dtype=np.float32)
+        self.y = np.empty(N_OUT, dtype=np.float32)
+        self.best_y = np.empty(N_OUT, dtype=np.float32)
+        self.e_w1 = np.zeros((N_OUT, 198, hidden), dtype=np.float32)
+        self.e_b1 = np.zeros((N_OUT, hidden), dtype=np.float32)
+        self.e_w2 = np.zeros((N_OUT, hidden, N_OUT), dtype=np.float32)
+        self.e_b2 = np.zeros((N_OUT, N_OUT), dtype=np.float32)
+        self.stats = np.zeros(4, dtype=np.float64)  # games, moves, sum |td error|, unused
+
+
+# ------------------------------------------------------------------------ move choice
+@njit(cache=True, nogil=True)
+def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashes, zobrist,
+               idx, val, hidden, y, best_hidden, best_idx, best_val, best_y):
+    """Play the best 1-ply afterstate (or, with probability epsilon, a random one).
+
+    Writes the chosen afterstate into board (mover still in row 0; unchanged when no play
+    is legal). Returns -1 when it ends the game (the caller scores the exact result), else
+    the active-input count of the chosen afterstate, whose hidden layer, sparse inputs and
+    outputs are left in best_*.
+    """
+    n = generate_into(board, d1, d2, boards, steps, hashes, zobrist)
+    if n == 0:
+        boards[0] = board
+        n = 1
+    first, last = 0, n
+    if n > 1 and epsilon > 0.0 and uniform(rng) < epsilon:
+        first = min(np.int64(uniform(rng) * n), n - 1)
+        last = first + 1
+    best = first
+    best_eq = -1e9
+    best_n = 0
+    for k in range(first, last):
+        cand = boards[k]
+        if is_finished(cand):
+            outcome_vector(cand, y)
+            eq = clamped_equity(y)
+            m = -1
+        else:
+            m = encode_sparse(cand, idx, val)
+            forward_sparse(w1, b1, w2, b2, idx, val, m, hidden, y)
+            eq = clamped_equity(y)
+        if eq > best_eq:
+            best_eq = eq
+            best = k
+            best_n = m
+            best_y[:] = y
+            if m > 0:
+                best_hidden[:] = hidden
+                best_idx[:m] = idx[:m]
+                best_val[:m] = val[:m]
+    board[:, :] = boards[best]
+    return best_n
+
+
+# ----------------------------------------------------------------------- TD(lambda)
+@njit(cache=True, nogil=True, fastmath=True)
+def apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam):
+    """w += alpha * sum_k delta_k e_k, then every trace decays by lambda (one fused pass)."""
+    K, I, H = e_w1.shape
+    for k in range(K):
+        step = alpha * delta[k]
+        for i in range(I):
+            for j in range(H):
+                w1[i, j] += step * e_w1[k, i, j]
+                e_w1[k, i, j] *= lam
+        for j in range(H):
+            b1[j] += step * e_b1[k, j]
+            e_b1[k, j] *= lam
+            for m in range(N_OUT):
+                w2[j, m] += step * e_w2[k, j, m]
+                e_w2[k, j, m] *= lam
+        for m in range(N_OUT):
+            b2[m] += step * e_b2[k, m]
+            e_b2[k, m] *= lam
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flipped):
+    """Add the gradient of the fixed-view prediction to the traces (sparse inputs)."""
+    H = hidden.shape[0]
+    for k in range(N_OUT):
+        m = FLIP_PERM[k] if flipped else k
+        sign = FLIP_SIGN[k] if flipped else 1.0
+        dy = sign * y[m] * (1.0 - y[m])
+        e_b2[k, m] += dy
+        for j in range(H):
+            e_w2[k, j, m] += dy * hidden[j]
+            g = dy * w2[j, m] * hidden[j] * (1.0 - hidden[j])
+            e_b1[k, j] += g
+        for a in range(n_active):
+            i = idx[a]
+            v = val[a]
+            for j in range(H):
+                e_w1[k, i, j] += v * dy * w2[j, m] * hidden[j] * (1.0 - hidden[j])
+
+
+@njit(cache=True, nogil=True)
+def fixed_view(y, flipped, out):
+    for k in range(N_OUT):
+        if flipped:
+            out[k] = FLIP_SIGN[k] * y[FLIP_PERM[k]] + (1.0 if k == 0 else 0.0)
+        else:
+            out[k] = y[k]
+
+
+@njit(cache=True, nogil=True)
+def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
+                boards, steps, hashes, idx, val, hidden, y, best_hidden, best_idx,
+                best_val, best_y, e_w1, e_b1, e_w2, e_b2, stats):
+    """Play n_games of self-play, updating the weights online after every move."""
+    board = np.empty((2, 25), dtype=np.int8)
+    prev = np.empty(N_OUT, dtype=np.float32)
+    cur = np.empty(N_OUT, dtype=np.float32)
+    delta = np.empty(N_OUT, dtype=np.float32)
+    for _ in range(n_games):
+        board[:, :] = 0
+        for side in range(2):
+            board[side, 23] = 2
+            board[side, 12] = 5
+            board[side, 7] = 3
+            board[side, 5] = 5
+        e_w1[:] = 0.0
+        e_b1[:] = 0.0
+        e_w2[:] = 0.0
+        e_b2[:] = 0.0
+        d1 = roll_die(rng)
+        d2 = roll_die(rng)
+        while d1 == d2:
+            d1 = roll_die(rng)
+            d2 = roll_die(rng)
+        turn = 0
+        moves = 0
+        while True:
+            flipped = (turn % 2) == 1
+            m = choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps,
+                           hashes, zobrist, idx, val, hidden, y, best_hidden, best_idx,
+                           best_val, best_y)
+            moves += 1
+            fixed_view(best_y, flipped, cur)
+            if turn > 0:
+                for k in range(N_OUT):
+                    delta[k] = cur[k] - prev[k]
+                    stats[2] += abs(delta[k]) / N_OUT
+                apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam)
+            if m < 0:
+                break
+            add_gradient(w2, e_w1, e_b1, e_w2, e_b2, best_idx, best_val, m, best_hidden,
+                         best_y, flipped)
+            prev[:] = cur
+            # Turn change: the next mover sees the board from its side.
+            for i in range(25):
+                tmp = board[0, i]
+                board[0, i] = board[1, i]
+                board[1, i] = tmp
+            turn += 1
+            d1 = roll_die(rng)
+            d2 = roll_die(rng)
+        stats[0] += 1
+        stats[1] += moves
+
+
+# ------------------------------------------------------------------------ benchmarks
+OPP_RANDOM, OPP_PUBEVAL = 0, 1
+
+
+@njit(cache=True, nogil=True)
+def _pubeval_choice(board, n, boards, race_w, contact_w, x):
+    """Index of pubeval's play among boards[:n] (race weights if the pre-move board is a race)."""
+    mine = -1
+    theirs = -1
+    for i in range(25):
+        if board[0, i] > 0:
+            mine = i
+        if board[1, i] > 0:
+            theirs = i
+    w = race_w if mine < 0 or theirs < 0 or mine + theirs < 23 else contact_w
+    best = 0
+    best_s = -np.inf
+    for k in range(n):
+        if is_finished(boards[k]):
+            return k
+        pubeval_inputs(boards[k], x)
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += w[i] * x[i]
+        if s > best_s:
+            best_s = s
+            best = k
+    return best
+
+
+@njit(cache=True, nogil=True)
+def play_benchmark(w1, b1, w2, b2, opponent, race_w, contact_w, n_games, rng, zobrist,
+                   boards, steps, hashes, idx, val, hidden, y, best_hidden, best_idx,
+                   best_val, best_y, points):
+    """Net (1-ply, greedy) vs random or pubeval; points[g] = the net's signed result.
+
+    The net moves first in even-numbered games, the opponent in odd ones.
+    """
+    board = np.empty((2, 25), dtype=np.int8)
+    x = np.empty(122, dtype=np.float64)
+    for g in range(n_games):
+        board[:, :] = 0
+        for side in range(2):
+            board[side, 23] = 2
+            board[side, 12] = 5
+            board[side, 7] = 3
+            board[side, 5] = 5
+        d1 = roll_die(rng)
+        d2 = roll_die(rng)
+        while d1 == d2:
+            d1 = roll_die(rng)
+            d2 = roll_die(rng)
+        net_to_move = g % 2 == 0
+        while True:
+            if net_to_move:
+                m = choose_net(w1, b1, w2, b2, board, d1, d2, 0.0, rng, boards, steps, hashes,
+                               zobrist, idx, val, hidden, y, best_hidden, best_idx, best_val,
+                               best_y)
+                over = m < 0
+            else:
+                n = generate_into(board, d1, d2, boards, steps, hashes, zobrist)
+                if n > 0:
+                    if opponent == OPP_RANDOM:
+                        k = min(np.int64(uniform(rng) * n), n - 1)
+                    else:
+                        k = _pubeval_choice(board, n, boards, race_w, contact_w, x)
+                    board[:, :] = boards[k]
+                over = is_finished(board)
+            if over:
+                outcome_vector(board, y)
+                pts = 1.0 + y[1] + y[2]
+                points[g] = pts if net_to_move else -pts
+                break
+            for i in range(25):
+                tmp = board[0, i]
+                board[0, i] = board[1, i]
+                board[1, i] = tmp
+            net_to_move = not net_to_move
+            d1 = roll_die(rng)
+            d2 = roll_die(rng)

@@ -1,0 +1,99 @@
+"""Python face of the kernels: weights, per-worker state, training chunks and benchmarks."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import torch
+
+from engine.movegen import _ZOBRIST
+from engine.pubeval import load_weights
+from models.network import TDNet
+from training import kernels
+from training.kernels import OPP_PUBEVAL, OPP_RANDOM, Scratch
+
+
+class Weights:
+    """The network as four float32 arrays that every worker thread updates in place."""
+
+    def __init__(self, net: TDNet) -> None:
+        arrays = net.to_numpy()
+        self.w1, self.b1, self.w2, self.b2 = arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"]
+        self.hidden = net.n_hidden
+
+    def as_tuple(self) -> tuple[np.ndarray, ...]:
+        return self.w1, self.b1, self.w2, self.b2
+
+    def to_net(self) -> TDNet:
+        net = TDNet(self.hidden)
+        net.load_numpy({"w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2})
+        return net
+
+
+def initial_net(hidden: int, seed: int) -> TDNet:
+    """A freshly initialised network; the seed fixes its weights."""
+    gen = torch.Generator().manual_seed(seed)
+    net = TDNet(hidden)
+    with torch.no_grad():
+        for param in net.parameters():
+            bound = 1.0 / np.sqrt(param.shape[-1] if param.dim() > 1 else net.n_hidden)
+            param.copy_((torch.rand(param.shape, generator=gen) * 2 - 1) * bound)
+    return net
+
+
+def seed_state(seed: int, stream: int) -> np.ndarray:
+    """A splitmix64 state for one stream of one run."""
+    mixed = np.random.SeedSequence([seed, stream]).generate_state(2, dtype=np.uint64)
+    return np.array([mixed[0]], dtype=np.uint64)
+
+
+class SelfPlay:
+    """Self-play TD(lambda) on shared weights with one or more Hogwild worker threads."""
+
+    def __init__(self, weights: Weights, workers: int, rng_states: list[int]) -> None:
+        self.weights = weights
+        self.scratch = [Scratch(weights.hidden) for _ in range(workers)]
+        self.rngs = [np.array([s], dtype=np.uint64) for s in rng_states]
+        self.pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+
+    def rng_states(self) -> list[int]:
+        return [int(r[0]) for r in self.rngs]
+
+    def _train(self, worker: int, games: int, alpha: float, lam: float, epsilon: float) -> None:
+        s = self.scratch[worker]
+        kernels.train_games(*self.weights.as_tuple(), games, alpha, lam, epsilon,
+                            self.rngs[worker], _ZOBRIST, s.boards, s.steps, s.hashes, s.idx,
+                            s.val, s.hidden, s.y, s.best_hidden, s.best_idx, s.best_val,
+                            s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats)
+
+    def train(self, games_per_worker: int, alpha: float, lam: float, epsilon: float) -> tuple[int, int, float]:
+        """Play games_per_worker games on every worker; returns (games, moves, summed |TD error|)."""
+        for s in self.scratch:
+            s.stats[:] = 0.0
+        if self.pool is None:
+            self._train(0, games_per_worker, alpha, lam, epsilon)
+        else:
+            futures = [self.pool.submit(self._train, w, games_per_worker, alpha, lam, epsilon)
+                       for w in range(len(self.scratch))]
+            for f in futures:
+                f.result()
+        totals = np.sum([s.stats for s in self.scratch], axis=0)
+        return int(totals[0]), int(totals[1]), float(totals[2])
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
+def benchmark(weights: Weights, opponent: str, games: int, seed: int) -> np.ndarray:
+    """The net's signed points in `games` 1-ply games vs 'random' or 'pubeval' (alternating who starts)."""
+    kind = {"random": OPP_RANDOM, "pubeval": OPP_PUBEVAL}[opponent]
+    race_w, contact_w = load_weights()
+    s = Scratch(weights.hidden)
+    points = np.zeros(games, dtype=np.float64)
+    rng = seed_state(seed, 1_000_000 + kind)
+    kernels.play_benchmark(*weights.as_tuple(), kind, race_w, contact_w, games, rng, _ZOBRIST,
+                           s.boards, s.steps, s.hashes, s.idx, s.val, s.hidden, s.y,
+                           s.best_hidden, s.best_idx, s.best_val, s.best_y, points)
+    return points

@@ -1,0 +1,168 @@
+"""The training loop: TD(lambda) self-play with progress, TensorBoard, checkpoints, resume.
+
+Sections: (1) start or resume, (2) the loop of self-play chunks, (3) benchmarks and
+logging, (4) checkpoints, written every `checkpoint_every` games, at the end, and when
+SIGINT or SIGTERM arrives (the current chunk finishes first, so no game is half-learned).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from engine.errors import CheckpointError
+from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from training.config import TrainConfig
+from training.selfplay import SelfPlay, Weights, benchmark, initial_net, seed_state
+
+CHECKPOINT_NAME = "checkpoint.pt"
+
+
+@dataclass
+class BenchmarkResult:
+    games: int
+    ppg_vs_pubeval: float
+    ci95_vs_pubeval: float
+    win_rate_vs_pubeval: float
+    win_rate_vs_random: float
+
+    def summary(self) -> str:
+        return (f"pubeval {self.ppg_vs_pubeval:+.3f}±{self.ci95_vs_pubeval:.3f} ppg, "
+                f"random {100 * self.win_rate_vs_random:.1f}% wins")
+
+
+def run_benchmarks(weights: Weights, games: int, seed: int) -> BenchmarkResult:
+    """1-ply net vs pubeval and vs random; ppg with a 95% normal interval."""
+    pub = benchmark(weights, "pubeval", games, seed)
+    rnd = benchmark(weights, "random", games, seed)
+    ci = 1.96 * float(pub.std(ddof=1)) / math.sqrt(len(pub)) if len(pub) > 1 else float("nan")
+    return BenchmarkResult(games, float(pub.mean()), ci, float((pub > 0).mean()),
+                           float((rnd > 0).mean()))
+
+
+class Trainer:
+    def __init__(self, config: TrainConfig, out: Path, resume: Path | None = None,
+                 total_games: int | None = None, progress: bool = True) -> None:
+        self.config = config
+        self.out = Path(out)
+        self.total_games = total_games if total_games is not None else config.games
+        self.progress = progress
+        self.stop_requested = False
+        self.wall_time_this_run = 0.0
+        self.last_bench: BenchmarkResult | None = None
+        # -- (1) start or resume ------------------------------------------------------
+        if resume is not None:
+            ckpt = load_checkpoint(resume)
+            if ckpt.net.n_hidden != config.hidden:
+                raise CheckpointError(f"checkpoint {resume} has {ckpt.net.n_hidden} hidden units, "
+                                      f"the config asks for {config.hidden}")
+            state = ckpt.trainer_state
+            rngs = state.get("rng_states")
+            if not isinstance(rngs, list) or len(rngs) != config.workers:
+                rngs = [int(seed_state(config.seed, 7919 * ckpt.games_trained + w)[0])
+                        for w in range(config.workers)]
+            self.games = ckpt.games_trained
+            self.wall_time = float(state.get("wall_time", 0.0))
+            net = ckpt.net
+        else:
+            self.games = 0
+            self.wall_time = 0.0
+            rngs = [int(seed_state(config.seed, w)[0]) for w in range(config.workers)]
+            net = initial_net(config.hidden, config.seed)
+        self.weights = Weights(net)
+        self.selfplay = SelfPlay(self.weights, config.workers, rngs)
+
+    # -- (4) checkpoints ----------------------------------------------------------------
+    def checkpoint(self) -> Path:
+        path = self.out / CHECKPOINT_NAME
+        state = {"rng_states": self.selfplay.rng_states(), "wall_time": self.wall_time,
+                 "lr": self.config.lr_at(self.games)}
+        save_checkpoint(path, Checkpoint(self.weights.to_net(), self.config.to_dict(),
+                                         self.games, state))
+        every = self.config.snapshot_every
+        if every and self.games % every == 0:
+            shutil.copyfile(path, self.out / f"checkpoint-{self.games:09d}.pt")
+        return path
+
+    def _request_stop(self, signum: int, frame: object) -> None:
+        self.stop_requested = True
+
+    # -- (2) the loop -------------------------------------------------------------------
+    def run(self) -> BenchmarkResult | None:
+        cfg = self.config
+        self.out.mkdir(parents=True, exist_ok=True)
+        from torch.utils.tensorboard import SummaryWriter  # heavy import, only when training
+
+        writer = SummaryWriter(str(self.out), purge_step=self.games)
+        metrics = open(self.out / "metrics.jsonl", "a")
+        old_handlers = {sig: signal.signal(sig, self._request_stop)
+                        for sig in (signal.SIGINT, signal.SIGTERM)}
+        bar = tqdm(total=self.total_games, initial=self.games, unit="game",
+                   disable=not self.progress, dynamic_ncols=True)
+        window_games, window_time, td_running = 0, 0.0, None
+        try:
+            while self.games < self.total_games and not self.stop_requested:
+                per_worker = min(cfg.chunk_games, max(1, (self.total_games - self.games) // cfg.workers))
+                start = time.perf_counter()
+                games, moves, td_sum = self.selfplay.train(per_worker, cfg.lr_at(self.games),
+                                                           cfg.td_lambda, cfg.epsilon)
+                elapsed = time.perf_counter() - start
+                self.wall_time += elapsed
+                self.wall_time_this_run += elapsed
+                before = self.games
+                self.games += games
+                window_games += games
+                window_time += elapsed
+                td = td_sum / max(moves, 1)
+                td_running = td if td_running is None else 0.9 * td_running + 0.1 * td
+                bar.update(games)
+                # -- (3) benchmarks and logging -----------------------------------------
+                if self._crossed(before, cfg.checkpoint_every) or self._crossed(before, cfg.eval_every):
+                    rate = window_games / window_time
+                    writer.add_scalar("losses/td_error", td_running, self.games)
+                    writer.add_scalar("charts/games_per_s", rate, self.games)
+                    writer.add_scalar("charts/learning_rate", cfg.lr_at(self.games), self.games)
+                    writer.add_scalar("charts/moves_per_game", moves / max(games, 1), self.games)
+                    record = {"games": self.games, "td_error": td_running, "games_per_s": rate,
+                              "wall_time": self.wall_time}
+                    window_games, window_time = 0, 0.0
+                    if cfg.eval_every and self._crossed(before, cfg.eval_every):
+                        self.last_bench = run_benchmarks(self.weights, cfg.eval_games,
+                                                         cfg.seed + self.games)
+                        b = self.last_bench
+                        writer.add_scalar("eval/ppg_vs_pubeval", b.ppg_vs_pubeval, self.games)
+                        writer.add_scalar("eval/win_rate_vs_pubeval", b.win_rate_vs_pubeval, self.games)
+                        writer.add_scalar("eval/win_rate_vs_random", b.win_rate_vs_random, self.games)
+                        record.update(ppg_vs_pubeval=b.ppg_vs_pubeval, ci95_vs_pubeval=b.ci95_vs_pubeval,
+                                      win_rate_vs_pubeval=b.win_rate_vs_pubeval,
+                                      win_rate_vs_random=b.win_rate_vs_random)
+                    metrics.write(json.dumps(record) + "\n")
+                    metrics.flush()
+                    writer.flush()
+                    if self._crossed(before, cfg.checkpoint_every):
+                        self.checkpoint()
+                postfix = {"g/s": f"{games / elapsed:.0f}", "td": f"{td_running:.4f}"}
+                if self.last_bench:
+                    postfix["bench"] = self.last_bench.summary()
+                bar.set_postfix(postfix, refresh=False)
+        finally:
+            bar.close()
+            self.checkpoint()
+            writer.close()
+            metrics.close()
+            self.selfplay.close()
+            for sig, handler in old_handlers.items():
+                signal.signal(sig, handler)
+        return self.last_bench
+
+    def _crossed(self, before: int, every: int) -> bool:
+        """True when the games count passed a multiple of `every` in the last chunk."""
+        return every > 0 and before // every != self.games // every
