@@ -1,0 +1,52 @@
+"""The computer opponent of the web game: Easy (1-ply with noise), Medium (1-ply), Hard (2-ply).
+
+Plays are ranked by engine.search.rank_plays (1-ply: every afterstate scored by the
+evaluator; 2-ply: the best candidates averaged over the opponent's 21 replies). Easy adds
+Gaussian noise to each play's equity before taking the best, as gnubg's weaker levels do.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from engine.evaluator import Evaluator
+from engine.search import Play, rank_plays
+
+LEVELS = {"easy": (1, 0.15), "medium": (1, 0.0), "hard": (2, 0.0)}
+"""level -> (ply, standard deviation of the noise added to each play's equity)."""
+
+
+def load_game_evaluator(model: str | None) -> Evaluator:
+    """The computer's evaluator: the spec or model file given, else the shipped default model, else pubeval."""
+    from models.checkpoint import DEFAULT_MODEL
+    from models.loader import load_evaluator
+
+    if model:
+        return load_evaluator(model)
+    if DEFAULT_MODEL.is_file():
+        return load_evaluator(str(DEFAULT_MODEL))
+    return load_evaluator("pubeval")
+
+
+class ComputerPlayer:
+    """Picks a play for a mover-view board and roll at one of the three levels."""
+
+    def __init__(self, evaluator: Evaluator, level: str = "medium",
+                 rng: random.Random | None = None) -> None:
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}")
+        self.evaluator = evaluator
+        self.level = level
+        self.ply, self.noise = LEVELS[level]
+        self.rng = rng or random.Random()
+
+    def choose(self, board: np.ndarray, d1: int, d2: int) -> Play | None:
+        """The chosen play (engine.search.Play), or None when no play is legal."""
+        plays = rank_plays(board, (d1, d2), self.evaluator, self.ply)
+        if not plays:
+            return None
+        if self.noise <= 0:
+            return plays[0]
+        return max(plays, key=lambda p: p.equity + self.rng.gauss(0.0, self.noise))

@@ -1,0 +1,491 @@
+"""The authoritative state of one web game: seats, dice, steps, undo, results.
+
+The server owns everything a client could cheat with: it rolls the dice (from the dice
+source it is given: a cryptographic RNG in production), offers only the steps that
+start some legal full play (scripts.webapp.rules), applies them, and decides the result.
+Clients send intentions with their seat token; anything else is a GameError with an
+HTTP status and a plain message, raised before any state changes.
+
+The board is kept from White's view: row 0 = White, row 1 = Black, each row in its own
+numbering (engine.position's layout); the mover's view is that array or its row swap.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.notation import format_play
+from engine.position import Position, game_result
+from scripts.webapp.computer import ComputerPlayer
+from scripts.webapp.rules import BAR, Step, TurnPlanner
+
+WHITE, BLACK = 0, 1
+COLORS = ("white", "black")
+MODES = ("computer", "hotseat", "friend")
+RESULT_NAMES = {1: "single game", 2: "gammon", 3: "backgammon"}
+
+
+class GameError(Exception):
+    """A refused request: HTTP status and a message for the player."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class CryptoDice:
+    """Dice from the operating system's cryptographic RNG, drawn when asked (secrets.SystemRandom)."""
+
+    def __init__(self) -> None:
+        self._rng = secrets.SystemRandom()
+
+    def die(self) -> int:
+        return self._rng.randint(1, 6)
+
+
+class SequenceDice:
+    """Dice from a fixed list, then from a seeded generator: for tests only."""
+
+    def __init__(self, values: list[int] | None = None, seed: int = 0) -> None:
+        import random
+
+        self.values = list(values or [])
+        self._rng = random.Random(seed)
+
+    def die(self) -> int:
+        return self.values.pop(0) if self.values else self._rng.randint(1, 6)
+
+
+def color_index(name: str) -> int:
+    if name not in COLORS:
+        raise GameError(400, f"colour must be 'white' or 'black', got {name!r}")
+    return COLORS.index(name)
+
+
+def step_label(step: Step) -> str:
+    """A step as the mover reads it, e.g. '13 → 8 (5)', 'bar → 22 (3)', '6 → off (6)'."""
+    src, dst = step.points()
+    a = "bar" if src == 25 else str(src)
+    b = "off" if dst == 0 else str(dst)
+    return f"{a} → {b}{'*' if step.hit else ''} ({step.die})"
+
+
+@dataclass
+class Snapshot:
+    """The state at the start of a human's turn, after the roll: what 'Undo move' returns to."""
+
+    board: np.ndarray
+    turn: int
+    dice: tuple[int, int]
+    log_len: int
+
+
+@dataclass
+class Seat:
+    kind: str                      # "human" or "computer"
+    token: str | None = None       # None: not yet joined (friend) or computer
+    connections: int = 0           # live websockets holding this seat's token
+    last_seen: float = field(default_factory=time.monotonic)
+
+
+class Game:
+    """One game; every public method takes the lock, checks, then changes state."""
+
+    def __init__(self, game_id: str, mode: str, dice, computer: ComputerPlayer | None = None,
+                 human: int = WHITE, disconnect_timeout: float = 120.0) -> None:
+        if mode not in MODES:
+            raise GameError(400, f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if mode == "computer" and computer is None:
+            raise GameError(400, "a game against the computer needs a computer player")
+        self.id = game_id
+        self.mode = mode
+        self.dice_source = dice
+        self.computer = computer
+        self.level = computer.level if computer is not None and mode == "computer" else None
+        self.disconnect_timeout = disconnect_timeout
+        self.lock = threading.RLock()
+        self.version = 0
+        start = Position.start().board
+        self.board = np.array(start, dtype=np.int8)
+        self.turn: int | None = None
+        self.phase = "opening"
+        self.dice: tuple[int, int] | None = None
+        self.planner: TurnPlanner | None = None
+        self.taken: list[Step] = []
+        self.log: list[dict] = []
+        self.result: dict | None = None
+        self.opening: tuple[int, int] | None = None
+        self.history: list[Snapshot] = []
+        self.rematch_id: str | None = None
+        self.swap_tokens: dict[str, str] = {}   # old game's token -> this rematch's token
+        self.host = human
+        token = secrets.token_urlsafe(18)
+        if mode == "computer":
+            self.seats = [Seat("human", token), Seat("human", token)]
+            self.seats[1 - human] = Seat("computer")
+        elif mode == "hotseat":
+            self.seats = [Seat("human", token), Seat("human", token)]
+        else:
+            self.seats = [Seat("human"), Seat("human")]
+            self.seats[human].token = token
+            self.phase = "waiting"
+        self.creator_token = token
+
+    # ----- who may act -------------------------------------------------------------
+
+    def seats_of(self, token: str | None) -> list[int]:
+        """The seats a token controls (both for a hot-seat token), or [] for anything else."""
+        if not token:
+            return []
+        return [s for s in (WHITE, BLACK)
+                if self.seats[s].token is not None and secrets.compare_digest(self.seats[s].token, token)]
+
+    def _require_token(self, token: str | None) -> list[int]:
+        seats = self.seats_of(token)
+        if not seats:
+            raise GameError(403, "this seat token does not belong to this game (forged or stale)")
+        return seats
+
+    def _require_turn(self, token: str | None, phase: str | tuple[str, ...]) -> int:
+        seats = self._require_token(token)
+        phases = (phase,) if isinstance(phase, str) else phase
+        if self.phase not in phases:
+            raise GameError(409, self._phase_refusal())
+        if self.turn not in seats:
+            raise GameError(409, f"it is {COLORS[self.turn]}'s turn, not yours")
+        return self.turn
+
+    def _phase_refusal(self) -> str:
+        return {
+            "waiting": "the game has not started: waiting for the friend to join",
+            "opening": "the opening roll has not been made yet",
+            "roll": "the dice have not been rolled yet",
+            "move": "the dice are rolled: move or confirm first",
+            "over": "the game is over",
+        }[self.phase]
+
+    # ----- board views ---------------------------------------------------------------
+
+    def mover_board(self, side: int) -> np.ndarray:
+        return self.board if side == WHITE else self.board[::-1].copy()
+
+    def _set_from_mover(self, side: int, mover_board: np.ndarray) -> None:
+        self.board = np.array(mover_board if side == WHITE else mover_board[::-1], dtype=np.int8)
+
+    def current_board(self) -> np.ndarray:
+        """White-view board including the steps taken so far this turn."""
+        if self.phase == "move" and self.planner is not None and self.taken:
+            after = self.planner.board_after(self.taken)
+            return np.array(after if self.turn == WHITE else after[::-1], dtype=np.int8)
+        return self.board
+
+    # ----- actions -------------------------------------------------------------------
+
+    def _roll_pair(self) -> tuple[int, int]:
+        return self.dice_source.die(), self.dice_source.die()
+
+    def join(self) -> tuple[int, str]:
+        """A friend takes the free seat of a friend game: returns (seat, its new token)."""
+        with self.lock:
+            if self.mode != "friend":
+                raise GameError(409, "only a friend game can be joined")
+            free = [s for s in (WHITE, BLACK) if self.seats[s].token is None and self.seats[s].kind == "human"]
+            if not free or self.phase != "waiting":
+                raise GameError(409, "this game already has two players")
+            seat = free[0]
+            self.seats[seat].token = secrets.token_urlsafe(18)
+            self.seats[seat].last_seen = time.monotonic()
+            self.phase = "opening"
+            self._log(None, None, "", f"{COLORS[seat].capitalize()} joined the game")
+            self._changed()
+            return seat, self.seats[seat].token
+
+    def roll(self, token: str | None) -> None:
+        with self.lock:
+            seats = self._require_token(token)
+            if self.phase == "opening":
+                while True:
+                    white, black = self._roll_pair()
+                    if white != black:
+                        break
+                    self._log(None, (white, black), "", f"Opening roll: both threw {white}, again")
+                self.opening = (white, black)
+                starter = WHITE if white > black else BLACK
+                self._log(None, (white, black), "",
+                          f"Opening roll: White {white}, Black {black}: {COLORS[starter].capitalize()} moves first")
+                dice = (white, black) if starter == WHITE else (black, white)
+                self._begin_turn(starter, dice)
+            else:
+                if self.phase != "roll":
+                    raise GameError(409, self._phase_refusal())
+                if self.turn not in seats:
+                    raise GameError(409, f"it is {COLORS[self.turn]}'s turn, not yours")
+                self._begin_turn(self.turn, self._roll_pair())
+            self._run_computer()
+            self._changed()
+
+    def _begin_turn(self, side: int, dice: tuple[int, int]) -> None:
+        self.turn = side
+        self.dice = dice
+        self.taken = []
+        self.planner = TurnPlanner(self.mover_board(side), *dice)
+        self.phase = "move"
+        if self.seats[side].kind == "human" and self.planner.n_steps > 0:
+            self.history.append(Snapshot(self.board.copy(), side, dice, len(self.log)))
+
+    def step(self, token: str | None, src_point: int, dst_point: int, die: int | None = None) -> None:
+        """Move one checker from src_point to dst_point (mover's numbering, 25 = bar, 0 = off)."""
+        with self.lock:
+            side = self._require_turn(token, "move")
+            options = self.planner.options(self.taken)
+            match = [s for s in options if s.points() == (src_point, dst_point)
+                     and (die is None or s.die == die)]
+            if not match:
+                a = "bar" if src_point == 25 else str(src_point)
+                b = "off" if dst_point == 0 else str(dst_point)
+                dice = f"{self.dice[0]}-{self.dice[1]}"
+                if not options:
+                    why = "no more steps can be played: confirm the move"
+                else:
+                    why = f"not the start of any legal play with {dice}"
+                raise GameError(422, f"illegal step {a} → {b}{'' if die is None else f' ({die})'}: {why}")
+            # Bearing off with either die: use the smaller die, keeping the larger for later.
+            self.taken.append(min(match, key=lambda s: s.die))
+            del side
+            self._changed()
+
+    def undo_step(self, token: str | None) -> None:
+        with self.lock:
+            self._require_turn(token, "move")
+            if not self.taken:
+                raise GameError(409, "no step to undo")
+            self.taken.pop()
+            self._changed()
+
+    def confirm(self, token: str | None) -> None:
+        with self.lock:
+            side = self._require_turn(token, "move")
+            if not (self.planner.n_steps == 0 or self.planner.complete(self.taken)):
+                left = self.planner.n_steps - len(self.taken)
+                raise GameError(409, f"the move is not complete: {left} more step{'s' if left > 1 else ''} to play")
+            self._finish_turn(side, [(s.src, s.dst) for s in self.taken],
+                              self.planner.board_after(self.taken))
+            self._run_computer()
+            self._changed()
+
+    def _finish_turn(self, side: int, steps: list[tuple[int, int]], after: np.ndarray) -> None:
+        before = self.mover_board(side)
+        text = format_play(before, steps) if steps else ""
+        name = COLORS[side].capitalize()
+        dice = f"{self.dice[0]}-{self.dice[1]}"
+        line = f"{name} {dice}: {text}" if text else f"{name} {dice}: no legal play"
+        self._log(side, self.dice, text, line)
+        self._set_from_mover(side, after)
+        self.taken = []
+        self.planner = None
+        points = game_result(self.mover_board(side))
+        if points:
+            self.phase = "over"
+            self.result = {"winner": COLORS[side], "points": abs(points),
+                           "kind": RESULT_NAMES[abs(points)], "resigned": False}
+            self._log(None, None, "", f"{name} wins a {RESULT_NAMES[abs(points)]} ({abs(points)} point"
+                                     f"{'s' if abs(points) > 1 else ''})")
+        else:
+            self.turn = 1 - side
+            self.phase = "roll"
+            self.dice = None
+
+    def _run_computer(self) -> None:
+        """Let a computer seat roll and play until a human has to act or the game ends."""
+        while self.phase in ("roll", "move") and self.seats[self.turn].kind == "computer":
+            side = self.turn
+            if self.phase == "roll":
+                self._begin_turn(side, self._roll_pair())
+            self.taken = []
+            choice = self.computer.choose(self.mover_board(side), *self.dice)
+            if choice is None:
+                self._finish_turn(side, [], self.mover_board(side))
+            else:
+                steps = [(int(a), int(b)) for a, b in choice.steps if a >= 0]
+                self._finish_turn(side, steps, choice.afterstate)
+
+    def undo_move(self, token: str | None) -> None:
+        """Back to the start of the last human move (dice kept); vs computer and hot-seat only."""
+        with self.lock:
+            self._require_token(token)
+            if self.mode == "friend":
+                raise GameError(409, "undo move is not available in a game against a friend")
+            if self.phase not in ("roll", "over"):
+                raise GameError(409, "undo move is not available between the roll and the confirm: use undo step")
+            if self.result is not None and self.result.get("resigned"):
+                raise GameError(409, "the game was resigned")
+            if not self.history:
+                raise GameError(409, "there is no move to undo")
+            snap = self.history[-1]
+            self.board = snap.board.copy()
+            self.turn = snap.turn
+            self.dice = snap.dice
+            self.planner = TurnPlanner(self.mover_board(snap.turn), *snap.dice)
+            self.taken = []
+            self.phase = "move"
+            self.result = None
+            del self.log[snap.log_len:]
+            self._log(None, None, "", f"{COLORS[snap.turn].capitalize()} took back the move")
+            self._changed()
+
+    def resign(self, token: str | None) -> None:
+        """The resigning side loses a single game (1 point)."""
+        with self.lock:
+            seats = self._require_token(token)
+            if self.phase in ("over", "waiting"):
+                raise GameError(409, self._phase_refusal())
+            loser = self.turn if self.turn in seats else seats[0]
+            if self.turn is None and len(seats) == 2:
+                loser = WHITE
+            winner = 1 - loser
+            self.phase = "over"
+            self.planner = None
+            self.taken = []
+            self.result = {"winner": COLORS[winner], "points": 1, "kind": RESULT_NAMES[1], "resigned": True}
+            self._log(None, None, "", f"{COLORS[loser].capitalize()} resigns: "
+                                     f"{COLORS[winner].capitalize()} wins 1 point")
+            self._changed()
+
+    def opponent_absent_for(self, seat: int) -> float:
+        """Seconds the other seat has had no live connection (0 while connected)."""
+        other = self.seats[1 - seat]
+        if other.connections > 0:
+            return 0.0
+        return time.monotonic() - other.last_seen
+
+    def take_over(self, token: str | None, computer: ComputerPlayer) -> None:
+        """The host continues against the computer after the friend was away for the timeout."""
+        with self.lock:
+            seats = self._require_token(token)
+            if self.mode != "friend":
+                raise GameError(409, "only a friend game can be continued against the computer")
+            if self.phase in ("over", "waiting"):
+                raise GameError(409, self._phase_refusal())
+            seat = seats[0]
+            if seat != self.host:
+                raise GameError(403, "only the host may continue against the computer")
+            away = self.opponent_absent_for(seat)
+            if away < self.disconnect_timeout:
+                raise GameError(409, f"the opponent is not disconnected long enough "
+                                     f"({away:.0f} of {self.disconnect_timeout:.0f} s)")
+            other = 1 - seat
+            self.seats[other] = Seat("computer")
+            self.mode = "computer"
+            self.computer = computer
+            self.level = computer.level
+            self._log(None, None, "", f"{COLORS[other].capitalize()} left; the computer plays on")
+            if self.turn == other and self.phase == "move":
+                self.taken = []
+            self._run_computer()
+            self._changed()
+
+    def connect(self, token: str | None, delta: int) -> None:
+        """Count a websocket opening (+1) or closing (-1) for the token's seat."""
+        with self.lock:
+            for seat in self.seats_of(token):
+                self.seats[seat].connections = max(0, self.seats[seat].connections + delta)
+                self.seats[seat].last_seen = time.monotonic()
+            self._changed()
+
+    # ----- bookkeeping ---------------------------------------------------------------
+
+    def _log(self, side: int | None, dice, move: str, text: str) -> None:
+        self.log.append({"side": None if side is None else COLORS[side],
+                         "dice": list(dice) if dice else None, "move": move, "text": text})
+
+    def _changed(self) -> None:
+        self.version += 1
+
+    def message(self) -> str:
+        if self.phase == "waiting":
+            return "Waiting for your friend to open the link and join"
+        if self.phase == "opening":
+            return "Roll to decide who moves first"
+        if self.phase == "over":
+            r = self.result
+            how = "by resignation" if r["resigned"] else f"a {r['kind']}"
+            return f"{r['winner'].capitalize()} wins {how}: {r['points']} point{'s' if r['points'] > 1 else ''}"
+        name = COLORS[self.turn].capitalize()
+        if self.phase == "roll":
+            return f"{name} to roll"
+        dice = f"{self.dice[0]}-{self.dice[1]}"
+        if self.planner.n_steps == 0:
+            return f"{name} rolled {dice}: no legal play. Confirm to pass the turn"
+        left = self.planner.n_steps - len(self.taken)
+        if left == 0:
+            return f"{name} rolled {dice}: confirm the move or undo a step"
+        return f"{name} rolled {dice}: {left} step{'s' if left > 1 else ''} to play"
+
+    def state(self, token: str | None = None) -> dict:
+        """The JSON view of the game for a client holding `token` (or a spectator)."""
+        with self.lock:
+            you = self.seats_of(token)
+            board = self.current_board()
+            points = [int(board[WHITE, p - 1]) - int(board[BLACK, 24 - p]) for p in range(1, 25)]
+            pos = Position(board)
+            pips = pos.pips()
+            off = pos.off()
+            acting = self.turn in you and self.phase == "move"
+            options = self.planner.options(self.taken) if self.phase == "move" else []
+            steps_left = list(self.planner.dice) if self.phase == "move" else []
+            for s in self.taken:
+                steps_left.remove(s.die)
+            complete = self.phase == "move" and (self.planner.n_steps == 0 or self.planner.complete(self.taken))
+            if self.phase == "move" and complete:
+                steps_left = []
+            on_roll = self.turn if self.turn is not None else WHITE
+            mover_pos = pos if on_roll == WHITE else pos.swap()
+            return {
+                "game_id": self.id,
+                "version": self.version,
+                "mode": self.mode,
+                "level": self.level,
+                "phase": self.phase,
+                "turn": None if self.turn is None else COLORS[self.turn],
+                "you": [COLORS[s] for s in you],
+                "host": COLORS[self.host],
+                "seats": {COLORS[s]: {"kind": self.seats[s].kind,
+                                      "joined": self.seats[s].kind == "computer" or self.seats[s].token is not None,
+                                      "connected": self.seats[s].connections > 0}
+                          for s in (WHITE, BLACK)},
+                "board": {"points": points,
+                          "bar": {"white": int(board[WHITE, BAR]), "black": int(board[BLACK, BAR])},
+                          "off": {"white": off[0], "black": off[1]}},
+                "position_id": mover_pos.id,
+                "pips": {"white": pips[0], "black": pips[1]},
+                "dice": list(self.dice) if self.dice else None,
+                "dice_left": steps_left,
+                "opening": list(self.opening) if self.opening else None,
+                "steps_taken": [_step_json(s) for s in self.taken],
+                "legal_steps": [_step_json(s) for s in options] if acting else [],
+                "can_roll": self.phase in ("opening", "roll") and bool(you)
+                            and (self.phase == "opening" or self.turn in you),
+                "can_confirm": acting and complete,
+                "can_undo_step": acting and bool(self.taken),
+                "can_undo_move": bool(you) and self.mode != "friend" and self.phase in ("roll", "over")
+                                 and bool(self.history)
+                                 and not (self.result is not None and self.result.get("resigned")),
+                "can_resign": bool(you) and self.phase not in ("over", "waiting"),
+                "can_take_over": (self.mode == "friend" and self.host in you and self.phase not in ("over", "waiting")
+                                  and self.opponent_absent_for(self.host) >= self.disconnect_timeout),
+                "message": self.message(),
+                "log": list(self.log),
+                "result": self.result,
+                "rematch_id": self.rematch_id,
+            }
+
+
+def _step_json(step: Step) -> dict:
+    src, dst = step.points()
+    return {"from": src, "to": dst, "die": step.die, "hit": step.hit, "label": step_label(step)}
