@@ -1,0 +1,62 @@
+"""2-ply decision time: median and 95th percentile ms per rank_plays(ply=2) over oracle (position, roll) pairs.
+
+One thread. Uses models/default.pt when it exists (or --model PATH), else a randomly
+initialised TDNet(80); a random net keeps nearly every play within the filter's 0.16,
+so its decisions are close to the worst case of 8 candidates. Rolls with no legal play
+are not decisions and are skipped; JIT warm-up is excluded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from engine.position import decode_position_id
+from engine.search import MoveFilter, rank_plays
+from models.checkpoint import DEFAULT_MODEL, load_checkpoint
+from models.network import NetworkEvaluator, TDNet
+
+ORACLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "gnubg-legal-moves.jsonl"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", metavar="PATH", default=None,
+                        help="checkpoint to time (default: models/default.pt if present, else a random net)")
+    parser.add_argument("--positions", type=int, default=1000,
+                        help="oracle (position, roll) pairs to sample, 0 = all (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+
+
+def run(args: argparse.Namespace) -> None:
+    torch.set_num_threads(1)
+    if args.model or DEFAULT_MODEL.exists():
+        path = Path(args.model) if args.model else DEFAULT_MODEL
+        net, label = load_checkpoint(path).net, str(path)
+    else:
+        torch.manual_seed(0)
+        net, label = TDNet(80), "random TDNet(80)"
+    evaluator = NetworkEvaluator(net)
+    records = [json.loads(line) for line in ORACLE.read_text().splitlines() if line.strip()]
+    records = [r for r in records if r["afterstates"]]
+    if 0 < args.positions < len(records):
+        picks = np.random.default_rng(args.seed).choice(len(records), args.positions, replace=False)
+        records = [records[i] for i in sorted(picks)]
+    cases = [(decode_position_id(r["position"]), tuple(r["dice"])) for r in records]
+    start = time.perf_counter()
+    rank_plays(cases[0][0], cases[0][1], evaluator, ply=2)
+    print(f"JIT warm-up: {time.perf_counter() - start:.2f} s (excluded)")
+    filt = MoveFilter()
+    times = np.empty(len(cases))
+    for k, (board, dice) in enumerate(cases):
+        t0 = time.perf_counter()
+        rank_plays(board, dice, evaluator, ply=2, filter=filt)
+        times[k] = time.perf_counter() - t0
+    ms = times * 1000.0
+    print(f"{label}, 1 thread, {len(cases)} decisions, filter {filt.max_moves} within {filt.threshold}: "
+          f"mean {ms.mean():.2f} ms, max {ms.max():.1f} ms")
+    print(f"search: {np.median(ms):.2f} ms median, {np.percentile(ms, 95):.2f} ms p95")
