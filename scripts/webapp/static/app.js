@@ -1,0 +1,344 @@
+// The game page: a client of the JSON API. The server rolls, checks and keeps the state;
+// this file shows it, turns clicks into API calls and listens on the game's websocket.
+import { renderBoard, absPoint } from "/static/board.js";
+
+const $ = (sel) => document.querySelector(sel);
+const S = { gameId: null, token: null, state: null, selected: null, ws: null, wsRetry: null,
+            view: "top", tiltX: 38, tiltZ: 0, zoom: 0.85, seenLog: 0, rematchAsked: false, busy: false };
+window.tdg = S;  // for debugging and the browser tests (read-only use)
+
+async function api(method, path, body) {
+  const res = await fetch(path, {
+    method, headers: body ? { "Content-Type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+  if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
+  return data;
+}
+
+function showError(msg) { $("#error").textContent = msg || ""; }
+
+function setState(st) {
+  if (!st || (S.state && S.state.game_id === st.game_id && st.version < S.state.version)) return;
+  const prev = S.state;
+  S.state = st;
+  announce(prev, st);
+  render();
+  maybeRematch();
+}
+
+// Tell screen readers (and everyone) what the other side did since the last state.
+function announce(prev, st) {
+  const start = prev && prev.game_id === st.game_id ? Math.min(S.seenLog, st.log.length) : st.log.length;
+  const fresh = st.log.slice(start).filter((e) => e.side && !st.you.includes(e.side) || (!e.side));
+  S.seenLog = st.log.length;
+  const news = fresh.map((e) => e.text).join(". ");
+  $("#status").textContent = (news ? news + ". " : "") + st.message;
+}
+
+async function act(name, extra = {}) {
+  if (!S.gameId || S.busy) return;
+  S.busy = true;
+  showError("");
+  try {
+    setState(await api("POST", `/api/games/${S.gameId}/${name}`, { token: S.token, ...extra }));
+  } catch (err) {
+    showError(err.message);
+    refresh();
+  } finally {
+    S.busy = false;
+  }
+}
+
+async function refresh() {
+  if (!S.gameId) return;
+  try {
+    const q = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
+    setState(await api("GET", `/api/games/${S.gameId}${q}`));
+  } catch (err) { showError(err.message); }
+}
+
+function connect() {
+  if (S.ws) { S.ws.onclose = null; S.ws.close(); }
+  clearTimeout(S.wsRetry);
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const q = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
+  const ws = new WebSocket(`${proto}://${location.host}/api/games/${S.gameId}/ws${q}`);
+  ws.onmessage = (ev) => setState(JSON.parse(ev.data));
+  ws.onclose = () => { if (S.ws === ws) S.wsRetry = setTimeout(connect, 1500); };
+  S.ws = ws;
+}
+
+function openGame(gameId, token) {
+  S.gameId = gameId;
+  S.token = token;
+  S.state = null;
+  S.selected = null;
+  S.seenLog = 0;
+  S.rematchAsked = false;
+  if (token) sessionStorage.setItem(`tdg:${gameId}`, token);
+  history.replaceState(null, "", `/?game=${encodeURIComponent(gameId)}`);
+  connect();
+  refresh();
+}
+
+async function newGame(mode, level, color) {
+  showError("");
+  try {
+    const res = await api("POST", "/api/games", { mode, level: level || "medium", color: color || "white" });
+    openGame(res.game_id, res.token);
+    setState(res.state);
+  } catch (err) { showError(err.message); }
+}
+
+async function maybeRematch() {
+  const st = S.state;
+  // In a friend game the other player's page follows a rematch started by either side.
+  if (st && st.mode === "friend" && st.rematch_id && st.you.length && !S.rematchAsked) {
+    S.rematchAsked = true;
+    await rematch();
+  }
+}
+
+async function rematch() {
+  try {
+    const res = await api("POST", `/api/games/${S.gameId}/rematch`, { token: S.token });
+    openGame(res.game_id, res.token);
+    setState(res.state);
+  } catch (err) { showError(err.message); }
+}
+
+// ----- rendering -----------------------------------------------------------------
+
+function myColor(st) {
+  if (st.you.length === 1) return st.you[0];
+  return st.turn || "white";
+}
+
+function render() {
+  const st = S.state;
+  if (!st) return;
+  const steps = st.legal_steps;
+  const mover = steps.length ? st.turn : null;
+  const sources = new Set(steps.map((s) => s.from));
+  if (S.selected !== null && !sources.has(S.selected)) S.selected = null;
+  if (sources.size === 1) S.selected = [...sources][0];
+  const dests = [];
+  if (S.selected !== null) {
+    for (const s of steps.filter((x) => x.from === S.selected)) {
+      if (!dests.some((d) => d.to === s.to)) dests.push(s);   // steps come smallest die first
+    }
+  }
+  renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st) });
+  $("#message").textContent = st.message;
+
+  const flags = { roll: st.can_roll, confirm: st.can_confirm, "undo-step": st.can_undo_step,
+                  "undo-move": st.can_undo_move };
+  for (const [k, v] of Object.entries(flags)) {
+    $(`#btn-${k}`).disabled = !v;
+    document.querySelector(`#panel-actions [data-act="${k}"]`).disabled = !v;
+  }
+  $("#btn-resign").disabled = !st.can_resign;
+  $("#btn-undo-move").hidden = st.mode === "friend";
+  document.querySelector('#panel-actions [data-act="undo-move"]').hidden = st.mode === "friend";
+  $("#btn-takeover").hidden = !st.can_take_over;
+  $("#btn-rematch").hidden = !(st.phase === "over" && st.you.length);
+
+  // Button controls: every legal step as a button.
+  const box = $("#steps");
+  box.replaceChildren();
+  for (const s of steps) {
+    const b = document.createElement("button");
+    b.textContent = s.label;
+    b.className = "stepbtn";
+    b.setAttribute("aria-label", `${st.turn} ${s.label.replace("→", "to")}${s.hit ? " hitting" : ""}`);
+    b.addEventListener("click", () => act("step", { from: s.from, to: s.to, die: s.die }));
+    box.appendChild(b);
+  }
+  if (!steps.length) {
+    const p = document.createElement("span");
+    p.className = "nosteps";
+    p.textContent = st.phase === "move" && st.you.includes(st.turn)
+      ? (st.can_confirm ? "No more steps: confirm or undo." : "") : "No steps to play now.";
+    box.appendChild(p);
+  }
+  $("#pips").textContent = `Pip count: White ${st.pips.white}, Black ${st.pips.black}. ` +
+    `Borne off: White ${st.board.off.white}, Black ${st.board.off.black}.`;
+  const log = $("#log");
+  log.replaceChildren();
+  for (const e of st.log) {
+    const li = document.createElement("li");
+    li.textContent = e.text;
+    log.appendChild(li);
+  }
+  log.scrollTop = log.scrollHeight;
+  $("#checkers").textContent = checkerText(st, myColor(st));
+  const seats = st.seats;
+  const who = (c) => seats[c].kind === "computer" ? `computer (${st.level})`
+    : st.you.includes(c) ? "you" : seats[c].joined ? (seats[c].connected ? "friend" : "friend, disconnected") : "waiting";
+  $("#players").textContent = `White: ${who("white")} · Black: ${who("black")}`;
+
+  // Friend game: the link to send, or the Join button for the invited player.
+  const friend = $("#friend");
+  const inviting = st.mode === "friend" && st.phase === "waiting";
+  friend.hidden = !inviting;
+  if (inviting) {
+    const link = `${location.origin}/?join=${encodeURIComponent(st.game_id)}`;
+    $("#friend-link").value = link;
+    const mine = st.you.length > 0;
+    $("#friend-text").textContent = mine
+      ? "Send this link to your friend. The game starts when they open it and press Join."
+      : "You are invited to a game of backgammon.";
+    $("#btn-join").hidden = mine;
+    $("#btn-copy").hidden = !mine;
+    $("#friend-link").hidden = !mine;
+  }
+}
+
+function checkerText(st, view) {
+  const parts = [];
+  for (const color of ["white", "black"]) {
+    const where = [];
+    if (st.board.bar[color]) where.push(`bar ${st.board.bar[color]}`);
+    for (let abs = 24; abs >= 1; abs--) {
+      const v = st.board.points[abs - 1];
+      if ((color === "white" && v > 0) || (color === "black" && v < 0)) {
+        const p = view === "white" ? abs : 25 - abs;
+        where.push(`point ${p}: ${Math.abs(v)}`);
+      }
+    }
+    if (st.board.off[color]) where.push(`off ${st.board.off[color]}`);
+    parts.push(`${color === "white" ? "White" : "Black"}: ${where.join(", ")}.`);
+  }
+  return `(points numbered from ${view === "white" ? "White" : "Black"}'s side) ` + parts.join(" ");
+}
+
+// ----- input ---------------------------------------------------------------------
+
+function onBoardClick(ev) {
+  const st = S.state;
+  if (!st || S.dragMoved) return;
+  const src = ev.target.closest("[data-src]");
+  if (src) {
+    const p = Number(src.dataset.src);
+    S.selected = S.selected === p ? null : p;
+    render();
+    return;
+  }
+  const dst = ev.target.closest("[data-to]");
+  if (dst && S.selected !== null) {
+    act("step", { from: S.selected, to: Number(dst.dataset.to), die: Number(dst.dataset.die) });
+    return;
+  }
+  // A press on a checker of a movable point selects it too.
+  const chk = ev.target.closest("[data-abs]");
+  if (chk && st.legal_steps.length) {
+    const mover = st.turn;
+    const hit = st.legal_steps.find((s) => s.from !== 25 && absPoint(mover, s.from) === Number(chk.dataset.abs));
+    if (hit) { S.selected = hit.from; render(); return; }
+  }
+  if (ev.target.closest("[data-dice]") && st.can_roll) act("roll");
+}
+
+function setView(view) {
+  S.view = view;
+  $("#view-top").setAttribute("aria-pressed", String(view === "top"));
+  $("#view-angled").setAttribute("aria-pressed", String(view === "angled"));
+  document.body.classList.toggle("angled", view === "angled");
+  applyTilt();
+}
+
+function applyTilt() {
+  const t = $("#tilt");
+  t.style.transform = S.view === "angled"
+    ? `rotateX(${S.tiltX}deg) rotateZ(${S.tiltZ}deg) scale(${S.zoom})` : "none";
+}
+
+function setupAngled() {
+  const stage = $("#stage");
+  const pointers = new Map();
+  let start = null, pinch = null;
+  stage.addEventListener("pointerdown", (e) => {
+    if (S.view !== "angled") return;
+    pointers.set(e.pointerId, [e.clientX, e.clientY]);
+    S.dragMoved = false;
+    start = { x: e.clientX, y: e.clientY, tx: S.tiltX, tz: S.tiltZ };
+    if (pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      pinch = { d: Math.hypot(a[0] - b[0], a[1] - b[1]), zoom: S.zoom };
+    }
+  });
+  stage.addEventListener("pointermove", (e) => {
+    if (S.view !== "angled" || !pointers.has(e.pointerId)) return;
+    pointers.set(e.pointerId, [e.clientX, e.clientY]);
+    if (pinch && pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      S.zoom = Math.min(2.5, Math.max(0.5, pinch.zoom * Math.hypot(a[0] - b[0], a[1] - b[1]) / pinch.d));
+      S.dragMoved = true;
+    } else if (start) {
+      const dx = e.clientX - start.x, dy = e.clientY - start.y;
+      if (Math.abs(dx) + Math.abs(dy) > 6) S.dragMoved = true;
+      if (S.dragMoved) {
+        S.tiltZ = start.tz + dx * 0.3;
+        S.tiltX = Math.min(70, Math.max(0, start.tx - dy * 0.3));
+      }
+    }
+    applyTilt();
+  });
+  const end = (e) => {
+    pointers.delete(e.pointerId);
+    if (pointers.size < 2) pinch = null;
+    if (pointers.size === 0) { start = null; setTimeout(() => { S.dragMoved = false; }, 0); }
+  };
+  stage.addEventListener("pointerup", end);
+  stage.addEventListener("pointercancel", end);
+  stage.addEventListener("wheel", (e) => {
+    if (S.view !== "angled") return;
+    e.preventDefault();
+    S.zoom = Math.min(2.5, Math.max(0.5, S.zoom * Math.exp(-e.deltaY * 0.001)));
+    applyTilt();
+  }, { passive: false });
+}
+
+function init() {
+  for (const b of document.querySelectorAll("[data-new]")) {
+    b.addEventListener("click", () => newGame(b.dataset.new, b.dataset.level, b.dataset.color));
+  }
+  for (const name of ["roll", "confirm", "undo-step", "undo-move", "resign"]) {
+    $(`#btn-${name}`).addEventListener("click", () => act(name));
+  }
+  for (const b of document.querySelectorAll("#panel-actions [data-act]")) {
+    b.addEventListener("click", () => act(b.dataset.act));
+  }
+  $("#btn-takeover").addEventListener("click", () => act("take-over"));
+  $("#btn-rematch").addEventListener("click", () => { S.rematchAsked = true; rematch(); });
+  $("#btn-copy").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($("#friend-link").value));
+  $("#btn-join").addEventListener("click", async () => {
+    try {
+      const res = await api("POST", `/api/games/${S.gameId}/join`);
+      openGame(res.game_id, res.token);
+      setState(res.state);
+    } catch (err) { showError(err.message); }
+  });
+  $("#board").addEventListener("click", onBoardClick);
+  $("#view-top").addEventListener("click", () => setView("top"));
+  $("#view-angled").addEventListener("click", () => setView("angled"));
+  setupAngled();
+
+  const params = new URLSearchParams(location.search);
+  const join = params.get("join"), game = params.get("game");
+  if (join) {
+    S.gameId = join;
+    S.token = null;
+    connect();
+    refresh();
+  } else if (game) {
+    openGame(game, sessionStorage.getItem(`tdg:${game}`));
+  } else {
+    $("#message").textContent = "Choose a game above: against the computer, two players on this device, or a friend.";
+    $("#status").textContent = $("#message").textContent;
+  }
+}
+
+init();
