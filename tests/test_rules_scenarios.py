@@ -55,7 +55,7 @@ def diagram(text: str) -> Position:
     put(*column(bottom_half, 21), None)
     position = Position(board)
     drawn = [line[1:44].rstrip() for line in render(position).splitlines()[1:14]]
-    assert drawn == [line[shift:].rstrip() for line in lines[top:top + 13]], (
+    assert drawn == [line[shift:shift + 43].rstrip() for line in lines[top:top + 13]], (
         "render() does not draw this diagram back:\n" + "\n".join(drawn))
     return position
 
