@@ -1,0 +1,41 @@
+"""Self-play training throughput: games per second of TD(lambda) self-play with learning on.
+
+Times the trainer's own path (move generation, encoding, forward, TD update) on a copy of
+the weights; JIT warm-up is excluded. Use --workers to compare one and two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from models.checkpoint import DEFAULT_MODEL, load_checkpoint
+from training.selfplay import SelfPlay, Weights, initial_net, seed_state
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--games", type=int, default=10_000, help="games to time (default 10000)")
+    parser.add_argument("--workers", type=int, default=2, help="Hogwild threads (default 2)")
+    parser.add_argument("--hidden", type=int, default=80, help="hidden units of a fresh net (default 80)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="time a freshly initialised net instead of the shipped model")
+
+
+def run(args: argparse.Namespace) -> None:
+    if not args.fresh and DEFAULT_MODEL.is_file():
+        net, source = load_checkpoint(DEFAULT_MODEL).net, f"shipped model ({DEFAULT_MODEL.name})"
+    else:
+        net, source = initial_net(args.hidden, 1), f"fresh {args.hidden}-hidden net"
+    weights = Weights(net)
+    play = SelfPlay(weights, args.workers, [int(seed_state(1, w)[0]) for w in range(args.workers)])
+    start = time.perf_counter()
+    play.train(1, 0.01, 0.7, 0.0)
+    print(f"JIT warm-up: {time.perf_counter() - start:.2f} s (excluded)")
+    per_worker = max(1, args.games // args.workers)
+    start = time.perf_counter()
+    games, moves, _ = play.train(per_worker, 0.01, 0.7, 0.0)
+    elapsed = time.perf_counter() - start
+    play.close()
+    print(f"{source}, {args.workers} worker(s): {games} games, {moves / games:.1f} moves/game, "
+          f"{elapsed:.1f} s")
+    print(f"selfplay: {games / elapsed:.0f} games/s")

@@ -1,0 +1,169 @@
+"""Trainer: kernels against torch, config validation, learning, determinism, resume, signals."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from engine.encoder import encode, encode_sparse
+from engine.errors import CheckpointError, ConfigError
+from engine.game import EvaluatorPlayer, play_game
+from engine.position import Position
+from models.checkpoint import load_checkpoint
+from models.network import NetworkEvaluator
+from training.config import TrainConfig, load_config
+from training.kernels import FLIP_PERM, FLIP_SIGN, Scratch, add_gradient, forward_sparse
+from training.selfplay import Weights, benchmark, initial_net
+from training.trainer import Trainer
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = dict(seed=3, hidden=8, games=200, workers=1, chunk_games=25, checkpoint_every=100,
+            eval_every=0, eval_games=0, lr_decay_games=0)
+
+
+def _odd_board() -> np.ndarray:
+    board = Position.start().board.copy()
+    board[0, 5] -= 2
+    board[0, 3] += 2
+    board[1, 23] -= 1
+    board[1, 24] += 1
+    return board
+
+
+# -- kernels ----------------------------------------------------------------------------
+@pytest.mark.parametrize("flipped", [False, True])
+def test_trace_gradient_matches_autograd(flipped: bool) -> None:
+    net = initial_net(16, 3)
+    weights, s = Weights(net), Scratch(16)
+    board = _odd_board()
+    m = encode_sparse(board, s.idx, s.val)
+    forward_sparse(*weights.as_tuple(), s.idx, s.val, m, s.hidden, s.y)
+    x = torch.from_numpy(encode(board))[None]
+    np.testing.assert_allclose(s.y, net(x)[0].detach().numpy(), atol=1e-6)
+    add_gradient(weights.w2, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.idx, s.val, m, s.hidden, s.y, flipped)
+    for k in range(5):
+        net.zero_grad()
+        y = net(x)[0]
+        (FLIP_SIGN[k] * y[FLIP_PERM[k]] if flipped else y[k]).backward()
+        np.testing.assert_allclose(s.e_w1[k], net.hidden.weight.grad.numpy().T, atol=1e-7)
+        np.testing.assert_allclose(s.e_b1[k], net.hidden.bias.grad.numpy(), atol=1e-7)
+        np.testing.assert_allclose(s.e_w2[k], net.out.weight.grad.numpy().T, atol=1e-6)
+        np.testing.assert_allclose(s.e_b2[k], net.out.bias.grad.numpy(), atol=1e-6)
+
+
+# -- configuration ----------------------------------------------------------------------
+def test_shipped_configs_load() -> None:
+    assert load_config(ROOT / "configs" / "default.toml").games >= 1_000_000
+    assert load_config(ROOT / "configs" / "smoke.toml").workers == 1
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"hiden": 80}, "unknown key 'hiden'"),
+    ({"hidden": "80"}, "'hidden' must be int"),
+    ({"hidden": 8.0}, "'hidden' must be int"),
+    ({"lr": True}, "'lr' must be float"),
+    ({"td_lambda": 1.5}, "td_lambda"),
+    ({"workers": 0}, "workers"),
+])
+def test_config_rejects_bad_values(data: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        TrainConfig.from_dict(data)
+
+
+def test_learning_rate_schedule() -> None:
+    cfg = TrainConfig(lr=0.1, lr_end=0.02, lr_decay_games=1000)
+    assert cfg.lr_at(0) == pytest.approx(0.1)
+    assert cfg.lr_at(500) == pytest.approx(0.06)
+    assert cfg.lr_at(5000) == pytest.approx(0.02)
+
+
+def test_cli_bad_config_is_one_line_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("seed = 1\nhidden_units = 40\n")
+    proc = subprocess.run([sys.executable, "-m", "scripts.cli", "train", "--config", str(bad),
+                           "--out", str(tmp_path / "run")], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "unknown key 'hidden_units'" in proc.stderr
+
+
+# -- determinism, resume, checkpoints ---------------------------------------------------
+def _weights_of(path: Path) -> list[np.ndarray]:
+    return [t.numpy() for t in load_checkpoint(path).net.state_dict().values()]
+
+
+def test_same_seed_same_weights_and_resume_equals_uninterrupted(tmp_path: Path) -> None:
+    cfg = TrainConfig(**TINY)
+    Trainer(cfg, tmp_path / "a", progress=False).run()
+    Trainer(cfg, tmp_path / "b", progress=False).run()
+    Trainer(cfg, tmp_path / "c", total_games=100, progress=False).run()
+    resumed = Trainer(cfg, tmp_path / "c", resume=tmp_path / "c" / "checkpoint.pt", progress=False)
+    assert resumed.games == 100
+    resumed.run()
+    a, b, c = (_weights_of(tmp_path / d / "checkpoint.pt") for d in "abc")
+    assert load_checkpoint(tmp_path / "c" / "checkpoint.pt").games_trained == 200
+    for x, y, z in zip(a, b, c):
+        np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(x, z)
+    assert not any(p.suffix == ".tmp" for p in (tmp_path / "a").iterdir())
+
+
+def test_corrupt_or_mismatched_checkpoint_is_refused(tmp_path: Path) -> None:
+    cfg = TrainConfig(**TINY)
+    Trainer(cfg, tmp_path / "run", total_games=25, progress=False).run()
+    good = tmp_path / "run" / "checkpoint.pt"
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    with pytest.raises(CheckpointError, match="corrupt or truncated"):
+        Trainer(cfg, tmp_path / "x", resume=truncated, progress=False)
+    with pytest.raises(CheckpointError, match="hidden units"):
+        Trainer(TrainConfig(**{**TINY, "hidden": 9}), tmp_path / "y", resume=good, progress=False)
+    proc = subprocess.run([sys.executable, "-m", "scripts.cli", "train", "--resume", str(truncated),
+                           "--out", str(tmp_path / "z")], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0
+
+
+def test_sigterm_checkpoints_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    cfg = tmp_path / "long.toml"
+    cfg.write_text("seed = 5\nhidden = 8\ngames = 10000000\nworkers = 1\nchunk_games = 10\n"
+                   "checkpoint_every = 100000\neval_every = 0\n")
+    proc = subprocess.Popen([sys.executable, "-m", "scripts.cli", "train", "--config", str(cfg),
+                             "--out", str(out), "--no-progress"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not (out / "metrics.jsonl").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(2.0)  # let it play some games past start-up
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert "stopped by signal" in stdout
+    games = load_checkpoint(out / "checkpoint.pt").games_trained
+    assert games > 0 and games % 10 == 0
+    trainer = Trainer(load_config(cfg), out, resume=out / "checkpoint.pt", total_games=games + 20,
+                      progress=False)
+    trainer.run()
+    assert load_checkpoint(out / "checkpoint.pt").games_trained == games + 20
+
+
+# -- learning ---------------------------------------------------------------------------
+def test_smoke_config_learns(tmp_path: Path) -> None:
+    """The smoke run beats random in >= 90% of 400 games and beats its own untrained start."""
+    cfg = load_config(ROOT / "configs" / "smoke.toml")
+    Trainer(cfg, tmp_path / "smoke", progress=False).run()
+    trained = Weights(load_checkpoint(tmp_path / "smoke" / "checkpoint.pt").net)
+    vs_random = benchmark(trained, "random", 400, seed=11)
+    assert (vs_random > 0).mean() >= 0.90
+    start = NetworkEvaluator(initial_net(cfg.hidden, cfg.seed), "untrained")
+    learned = NetworkEvaluator(trained.to_net(), "trained")
+    rng = np.random.default_rng(2)
+    points = [play_game(EvaluatorPlayer(learned), EvaluatorPlayer(start), rng).result
+              for _ in range(100)]
+    assert np.mean(points) > 0.3 and np.mean(np.array(points) > 0) > 0.6
