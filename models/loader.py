@@ -54,7 +54,7 @@ def load_network(path: str | Path = DEFAULT_MODEL) -> NetworkEvaluator:
     """The network of a checkpoint as an evaluator; CheckpointError if missing or corrupt."""
     path = Path(path)
     if not path.exists():
-        hint = (" (no trained model ships yet: pass --model PATH or --evaluator pubeval)"
+        hint = (" (no default model: train one, or pass --model PATH or --evaluator pubeval)"
                 if path.resolve() == DEFAULT_MODEL else "")
         raise CheckpointError(f"checkpoint {path} does not exist{hint}")
     ckpt = load_checkpoint(path)
