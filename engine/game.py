@@ -15,7 +15,7 @@ import numpy as np
 
 from engine.dice import opening_roll, roll
 from engine.evaluator import Evaluator, equity
-from engine.notation import Play, legal_plays
+from engine.notation import Play, play_list
 from engine.position import Position
 
 
@@ -23,7 +23,11 @@ class Player(Protocol):
     name: str
 
     def choose(self, position: Position, dice: tuple[int, int], plays: Sequence[Play]) -> int:
-        """Index into `plays` (never empty) of the play to make; position is from the mover's view."""
+        """Index into `plays` (never empty) of the play to make; position is from the mover's view.
+
+        play_game passes an engine.notation.PlayList, whose `.afterstates` array lets an
+        evaluator score every play in one batch.
+        """
         ...
 
 
@@ -46,7 +50,9 @@ class EvaluatorPlayer:
         self.name = name or evaluator.name
 
     def choose(self, position: Position, dice: tuple[int, int], plays: Sequence[Play]) -> int:
-        afterstates = np.stack([play.after.board for play in plays])
+        afterstates = getattr(plays, "afterstates", None)
+        if afterstates is None:
+            afterstates = np.stack([play.after.board for play in plays])
         return int(np.argmax(equity(self.evaluator.evaluate(afterstates))))
 
 
@@ -106,7 +112,7 @@ def play_game(player0: Player, player1: Player, rng: np.random.Generator,
     position = start if start is not None else Position.start()
     mover = starter
     for _ in range(max_turns):
-        plays = legal_plays(position, dice)
+        plays = play_list(position, dice)
         if not plays:
             chosen = None
             after = position

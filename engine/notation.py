@@ -11,7 +11,7 @@ is reached.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -117,14 +117,51 @@ def format_play(board: np.ndarray, steps: Iterable) -> str:
     return " ".join(parts)
 
 
-def legal_plays(position: Position, dice: tuple[int, int]) -> list[Play]:
-    """Every distinct legal play of the roll, in movegen's order; empty when the roll dances."""
+class PlayList(Sequence):
+    """The legal plays of one roll as a lazy sequence of Play, plus the raw arrays.
+
+    `afterstates` (n, 2, 25) and `steps` (n, 4, 2) are movegen's arrays, ready for an
+    evaluator in one batch; a Play object is built only when it is indexed, which keeps
+    whole games between bots cheap.
+    """
+
+    def __init__(self, position: Position, afterstates: np.ndarray, steps: np.ndarray) -> None:
+        self.position = position
+        self.afterstates = afterstates
+        self.steps = steps
+        self._plays: dict[int, Play] = {}
+
+    def __len__(self) -> int:
+        return len(self.afterstates)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if not -n <= index < n:
+            raise IndexError(f"play {index} of {n}")
+        index %= n
+        play = self._plays.get(index)
+        if play is None:
+            steps = tuple((int(src), int(dst)) for src, dst in self.steps[index] if src >= 0)
+            play = Play(self.position, Position(self.afterstates[index]), steps)
+            self._plays[index] = play
+        return play
+
+    def __repr__(self) -> str:
+        return f"PlayList({len(self)} plays of {self.position.id})"
+
+
+def play_list(position: Position, dice: tuple[int, int]) -> PlayList:
+    """The legal plays of the roll as a lazy PlayList (see legal_plays for a plain list)."""
     d1, d2 = check_dice(*dice)
     afters, steps = generate(position.board, d1, d2)
-    step_lists = steps.tolist()
-    return [Play(position, Position(afters[k]),
-                 tuple((src, dst) for src, dst in step_lists[k] if src >= 0))
-            for k in range(len(afters))]
+    return PlayList(position, afters, steps)
+
+
+def legal_plays(position: Position, dice: tuple[int, int]) -> list[Play]:
+    """Every distinct legal play of the roll, in movegen's order; empty when the roll dances."""
+    return list(play_list(position, dice))
 
 
 _TOKEN_RE = re.compile(r"^(bar|\d{1,2})((?:/(?:bar|off|\d{1,2})\*?)+)(?:\((\d)\))?$")
