@@ -1,0 +1,188 @@
+"""FIBS `board:` lines (boardstyle 3), as gnubg's external-player interface sends them.
+
+A line has 53 colon-separated fields:
+
+    board : you : opponent : match length : your score : opponent's score
+          : 26 board values : turn : your dice (2) : opponent's dice (2) : cube
+          : you may double : opponent may double : was doubled : colour : direction
+          : home : bar : your checkers home : opponent's home : your bar : opponent's bar
+          : can move : forced move : did Crawford : redoubles
+
+Board values: a positive count belongs to colour +1 (X), a negative one to colour -1 (O).
+`colour` says which colour "you" are, `direction` which way you move: -1 means your
+point p is index p (home index 0, bar index 25); +1 means your point p is index 25 - p
+(home 25, bar 0). The opponent moves the other way. `turn` is the colour on roll (0 when
+the game is over). gnubg marks a pending double with was-doubled != 0; the decision then
+belongs to the side NOT on turn (gnubg's ProcessFIBSBoardInfo does the same). gnubg writes
+the board from player 1's side (colour 1, direction -1) for both seats and a NUL byte
+after each line; both are handled here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from engine.errors import TdgammonError
+from engine.position import BAR, CHECKERS
+
+N_FIELDS = 53
+
+
+class FibsBoardError(TdgammonError):
+    """A FIBS board line that is malformed or describes an impossible board."""
+
+
+@dataclass(frozen=True)
+class FibsBoard:
+    """Every field of a FIBS board line, as written (no perspective change)."""
+
+    player: str
+    opponent: str
+    match_length: int
+    player_score: int
+    opponent_score: int
+    board: tuple[int, ...]          # 26 values, index 0..25
+    turn: int                       # colour on roll, 0 = game over
+    player_dice: tuple[int, int]
+    opponent_dice: tuple[int, int]
+    cube: int
+    player_may_double: int
+    opponent_may_double: int
+    was_doubled: int
+    colour: int
+    direction: int
+    home: int
+    bar: int
+    player_on_home: int
+    opponent_on_home: int
+    player_on_bar: int
+    opponent_on_bar: int
+    can_move: int
+    forced_move: int
+    did_crawford: int
+    redoubles: int
+
+    @property
+    def doubled(self) -> bool:
+        """A double is pending: the side not on turn must take or drop."""
+        return self.was_doubled != 0
+
+    @property
+    def decider(self) -> int:
+        """The colour that must act now: the side on turn, or the doubled side."""
+        return -self.turn if self.doubled else self.turn
+
+    @property
+    def decider_is_player(self) -> bool:
+        return self.decider == self.colour
+
+    def direction_of(self, colour: int) -> int:
+        return self.direction if colour == self.colour else -self.direction
+
+    def board_for(self, colour: int) -> np.ndarray:
+        """The int8 (2, 25) board with `colour` in row 0 (engine.position convention)."""
+        if colour not in (1, -1):
+            raise FibsBoardError(f"colour must be 1 or -1, got {colour}")
+        direction = self.direction_of(colour)
+        values = np.asarray(self.board, dtype=np.int64)
+        if direction > 0:          # my point p sits at index 25 - p: reverse to index p
+            values = values[::-1]
+        out = np.zeros((2, 25), dtype=np.int8)
+        mine = np.maximum(colour * values, 0)
+        theirs = np.maximum(-colour * values, 0)
+        out[0, :24] = mine[1:25]                  # my point p = index p
+        out[1, :24] = theirs[24:0:-1]             # their point q = my point 25 - q
+        out[0, BAR] = abs(int(values[25]))        # my bar is at the far end, index 25
+        out[1, BAR] = abs(int(values[0]))
+        for side in (0, 1):
+            if int(out[side].sum()) > CHECKERS:
+                raise FibsBoardError(f"more than {CHECKERS} checkers for one side in the board")
+        return out
+
+    def position_board(self) -> np.ndarray:
+        """The board from the decider's side (row 0 = the side that must act)."""
+        if self.turn not in (1, -1):
+            raise FibsBoardError("the game is over (turn 0): no decision to make")
+        return self.board_for(self.decider)
+
+    def dice(self) -> tuple[int, int]:
+        """The decider's roll, (0, 0) before rolling; falls back to the other pair as gnubg does."""
+        own, other = ((self.player_dice, self.opponent_dice) if self.decider_is_player
+                      else (self.opponent_dice, self.player_dice))
+        return own if own[0] else other
+
+    def scores(self) -> tuple[int, int]:
+        """(decider's score, other's score)."""
+        if self.decider_is_player:
+            return self.player_score, self.opponent_score
+        return self.opponent_score, self.player_score
+
+    def cube_owner(self) -> int:
+        """-1 centred, 0 the decider owns the cube, 1 the other side does (from may-double flags)."""
+        mine, theirs = ((self.player_may_double, self.opponent_may_double) if self.decider_is_player
+                        else (self.opponent_may_double, self.player_may_double))
+        if bool(mine) == bool(theirs):
+            return -1
+        return 0 if mine else 1
+
+    def to_line(self) -> str:
+        """The board line again, field for field (no trailing newline)."""
+        values: list[object] = ["board"]
+        for f in fields(self):
+            v = getattr(self, f.name)
+            values.extend(v if isinstance(v, tuple) else [v])
+        return ":".join(str(v) for v in values)
+
+
+def _int(text: str, name: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise FibsBoardError(f"field {name} must be an integer, got {text!r}") from None
+
+
+def parse_fibs_board(line: str) -> FibsBoard:
+    """Parse one `board:...` line (NULs and surrounding whitespace ignored); FibsBoardError if malformed."""
+    if not isinstance(line, str):
+        raise FibsBoardError(f"a FIBS board must be text, got {type(line).__name__}")
+    text = line.replace("\x00", "").strip()
+    parts = text.split(":")
+    if parts[0] != "board":
+        raise FibsBoardError(f"a FIBS board line starts with 'board:', got {text[:30]!r}")
+    if len(parts) != N_FIELDS:
+        raise FibsBoardError(f"a FIBS board line has {N_FIELDS} fields, got {len(parts)}")
+    nums = [_int(p, f"#{i}") for i, p in enumerate(parts[3:], start=3)]
+    board = tuple(nums[3:29])
+    rest = nums[29:]
+    fb = FibsBoard(
+        player=parts[1], opponent=parts[2],
+        match_length=nums[0], player_score=nums[1], opponent_score=nums[2],
+        board=board, turn=rest[0],
+        player_dice=(rest[1], rest[2]), opponent_dice=(rest[3], rest[4]),
+        cube=rest[5], player_may_double=rest[6], opponent_may_double=rest[7],
+        was_doubled=rest[8], colour=rest[9], direction=rest[10], home=rest[11], bar=rest[12],
+        player_on_home=rest[13], opponent_on_home=rest[14], player_on_bar=rest[15],
+        opponent_on_bar=rest[16], can_move=rest[17], forced_move=rest[18],
+        did_crawford=rest[19], redoubles=rest[20])
+    _validate(fb)
+    return fb
+
+
+def _validate(fb: FibsBoard) -> None:
+    if fb.colour not in (1, -1):
+        raise FibsBoardError(f"colour must be 1 or -1, got {fb.colour}")
+    if fb.direction not in (1, -1):
+        raise FibsBoardError(f"direction must be 1 or -1, got {fb.direction}")
+    if fb.turn not in (1, 0, -1):
+        raise FibsBoardError(f"turn must be 1, 0 or -1, got {fb.turn}")
+    for name, dice in (("player dice", fb.player_dice), ("opponent dice", fb.opponent_dice)):
+        if not all(0 <= d <= 6 for d in dice) or (0 in dice and dice != (0, 0)):
+            raise FibsBoardError(f"{name} must be two dice 1..6 or 0:0, got {dice}")
+    if fb.cube < 1 or fb.cube & (fb.cube - 1):
+        raise FibsBoardError(f"cube must be a power of two, got {fb.cube}")
+    if fb.match_length < 0 or fb.player_score < 0 or fb.opponent_score < 0:
+        raise FibsBoardError("match length and scores must be >= 0")
+    for colour in (1, -1):
+        fb.board_for(colour)
