@@ -14,6 +14,7 @@ from engine.errors import TdgammonError
 from engine.evaluator import Evaluator, equity
 from engine.position import Position
 from engine.search import evaluate_position
+from scripts.cube_options import add_cube_arguments, cube_from_args, cube_report, format_cube
 from scripts.evaluator_args import add_evaluator_arguments, evaluator_from_args, read_batch
 
 PROB_NAMES = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")
@@ -26,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "P(win backgammon), P(lose gammon), P(lose backgammon) and the cubeless money equity.")
     parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID (omit with --batch)")
     add_evaluator_arguments(parser)
+    add_cube_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -55,18 +57,23 @@ def format_text(record: dict, evaluator: Evaluator, ply: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    cube, me = cube_from_args(args)
     if args.batch:
         if args.position is not None:
             raise TdgammonError("give either a POSITION_ID or --batch, not both")
         evaluator = evaluator_from_args(args)
         positions = read_batch(sys.stdin, parse_line)
         for position in positions:
-            print(json.dumps(evaluate_record(position, evaluator, args.ply)))
+            record = evaluate_record(position, evaluator, args.ply)
+            record["cube"] = cube_report(position, evaluator, args.ply, cube, me)
+            print(json.dumps(record))
         return 0
     if args.position is None:
         raise TdgammonError("a POSITION_ID is required (or --batch to read them from stdin)")
     position = Position.from_id(args.position)
     evaluator = evaluator_from_args(args)
     record = evaluate_record(position, evaluator, args.ply)
-    print(json.dumps(record) if args.json else format_text(record, evaluator, args.ply))
+    record["cube"] = cube_report(position, evaluator, args.ply, cube, me)
+    print(json.dumps(record) if args.json
+          else format_text(record, evaluator, args.ply) + "\n" + format_cube(record["cube"], args.ply))
     return 0
