@@ -1,0 +1,273 @@
+"""The game page end to end in Debian's Chromium driven by Playwright.
+
+Skips (with the reason) when the playwright package or /usr/bin/chromium is missing.
+The server runs in a thread on a free loopback port with a random-move computer and
+seeded dice, so a complete game stays short and reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+
+CHROMIUM = os.environ.get("TDGAMMON_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
+if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+    pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+uvicorn = pytest.importorskip("uvicorn")
+
+from engine.random_player import RandomEvaluator  # noqa: E402
+from scripts.webapp.game import SequenceDice  # noqa: E402
+from scripts.webapp.server import create_app  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    seeds = iter(range(100, 10_000))
+    app = create_app(RandomEvaluator(1), dice_factory=lambda: SequenceDice(seed=next(seeds)),
+                     disconnect_timeout=120.0, seed=1)
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        if time.monotonic() > deadline:
+            pytest.fail("the web server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
+    pg = ctx.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(server + "/")
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+def state(pg):
+    return pg.evaluate("window.tdg.state")
+
+
+def version(pg) -> int:
+    return pg.evaluate("window.tdg.state ? window.tdg.state.version : -1")
+
+
+def wait_newer(pg, v: int) -> None:
+    pg.wait_for_function(f"window.tdg.state && window.tdg.state.version > {v} && !window.tdg.busy",
+                         timeout=15000)
+
+
+def start(pg, button: str) -> dict:
+    v = version(pg)
+    pg.get_by_role("button", name=button, exact=True).click()
+    wait_newer(pg, v)
+    return state(pg)
+
+
+def click_turn_on_board(pg) -> None:
+    """One action by pressing the board: the dice, a ringed checker, a destination, or Confirm."""
+    st = state(pg)
+    v = st["version"]
+    if st["can_roll"]:
+        pg.locator("[data-dice]").click()
+    elif st["legal_steps"]:
+        if pg.locator("[data-to]").count() == 0:
+            pg.locator(".ring").first.click()
+        pg.locator("[data-to]").first.click()
+    elif st["can_confirm"]:
+        pg.locator("#btn-confirm").click()
+    else:
+        raise AssertionError(f"nothing to do: {st['message']}")
+    wait_newer(pg, v)
+
+
+def test_complete_game_against_the_computer_by_clicking(page):
+    st = start(page, "Easy")
+    assert st["seats"]["black"]["kind"] == "computer" and st["you"] == ["white"]
+    for _ in range(2000):
+        if state(page)["phase"] == "over":
+            break
+        click_turn_on_board(page)
+    st = state(page)
+    assert st["phase"] == "over" and st["result"]["points"] in (1, 2, 3)
+    assert "wins" in page.locator("#message").inner_text()
+    assert page.get_by_role("button", name="Rematch (swap White and Black)").is_visible()
+
+
+def test_undo_step_and_undo_move(page):
+    st = start(page, "Medium")
+    while not (st["phase"] == "move" and st["turn"] == "white" and st["legal_steps"]):
+        click_turn_on_board(page)
+        st = state(page)
+    dice, before = st["dice"], st["board"]
+    click_turn_on_board(page)                      # one step
+    assert len(state(page)["steps_taken"]) == 1
+    v = version(page)
+    page.locator("#btn-undo-step").click()
+    wait_newer(page, v)
+    assert state(page)["steps_taken"] == [] and state(page)["board"] == before
+    assert page.locator("#btn-undo-move").is_disabled()   # not between roll and confirm
+    while state(page)["legal_steps"]:
+        click_turn_on_board(page)
+    v = version(page)
+    page.locator("#btn-confirm").click()
+    wait_newer(page, v)
+    st = state(page)
+    assert st["phase"] in ("roll", "over") and page.locator("#btn-undo-move").is_enabled()
+    v = st["version"]
+    page.locator("#btn-undo-move").click()
+    wait_newer(page, v)
+    st = state(page)
+    assert st["dice"] == dice and st["board"] == before and st["turn"] == "white" and st["phase"] == "move"
+
+
+def test_hotseat_game_both_sides_by_clicking(page):
+    st = start(page, "2 players on this device")
+    assert st["mode"] == "hotseat" and sorted(st["you"]) == ["black", "white"]
+    movers = set()
+    for _ in range(60):
+        st = state(page)
+        if st["phase"] == "move":
+            movers.add(st["turn"])
+        click_turn_on_board(page)
+    assert movers == {"white", "black"}
+    texts = page.locator("#log li").all_inner_texts()
+    assert any(t.startswith("White ") for t in texts) and any(t.startswith("Black ") for t in texts)
+    v = version(page)
+    page.locator("#btn-resign").click()
+    wait_newer(page, v)
+    assert state(page)["result"]["points"] == 1
+
+
+def test_button_controls_panel_alone_completes_a_game(page):
+    st = start(page, "Play Black · Medium")
+    assert st["you"] == ["black"]
+    panel = page.get_by_role("region", name="Button controls")
+    for _ in range(2000):
+        st = state(page)
+        if st["phase"] == "over":
+            break
+        v = st["version"]
+        if st["can_roll"]:
+            panel.get_by_role("button", name="Roll the dice").click()
+        elif st["legal_steps"]:
+            panel.locator(".stepbtn").first.click()
+        else:
+            panel.get_by_role("button", name="Confirm").click()
+        wait_newer(page, v)
+    assert state(page)["phase"] == "over"
+    assert page.locator("#status").get_attribute("aria-live") == "polite"
+    assert "Pip count: White" in page.locator("#pips").inner_text()
+    assert page.locator("#log li").count() > 10
+
+
+def test_friend_game_live_with_a_third_party_locked_out(browser, server):
+    host_ctx, guest_ctx, third_ctx = (browser.new_context() for _ in range(3))
+    try:
+        host = host_ctx.new_page()
+        host.goto(server + "/")
+        st = start(host, "Play a friend (send a link)")
+        assert st["phase"] == "waiting"
+        link = host.locator("#friend-link").input_value()
+        assert "?join=" in link
+        guest = guest_ctx.new_page()
+        guest.goto(link)
+        guest.get_by_role("button", name="Join").click()
+        guest.wait_for_function("window.tdg.state && window.tdg.state.you.length === 1")
+        host.wait_for_function("window.tdg.state.phase === 'opening'")
+        assert state(guest)["you"] == ["black"]
+        v = version(host)
+        host.get_by_role("button", name="Roll the dice").first.click()
+        wait_newer(host, v)
+        st = state(host)
+        mover, watcher = (host, guest) if st["turn"] == "white" else (guest, host)
+        mover.wait_for_function("window.tdg.state.legal_steps.length > 0")
+        before = state(watcher)["version"]
+        click_turn_on_board(mover)
+        # The other player sees the step live (websocket), without reloading.
+        watcher.wait_for_function(f"window.tdg.state.version > {before} && "
+                                  "window.tdg.state.steps_taken.length === 1", timeout=10000)
+        assert watcher.locator(".ring").count() == 0
+        # A third browser with the game link but no seat token cannot move.
+        third = third_ctx.new_page()
+        third.goto(f"{server}/?game={st['game_id']}")
+        third.wait_for_function("window.tdg.state !== null")
+        assert state(third)["you"] == [] and third.locator(".ring").count() == 0
+        assert third.locator("#btn-confirm").is_disabled()
+        status = third.evaluate(f"""fetch('/api/games/{st["game_id"]}/undo-step', {{method: 'POST',
+            headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{token: 'guess'}})}})
+            .then(r => r.status)""")
+        assert status == 403
+        third.goto(link)   # the invitation link, once both seats are taken: no Join offered
+        third.wait_for_function("window.tdg.state !== null")
+        assert not third.get_by_role("button", name="Join").is_visible()
+        res = third.evaluate(f"""fetch('/api/games/{st["game_id"]}/join', {{method: 'POST'}})
+            .then(async r => [r.status, (await r.json()).error])""")
+        assert res[0] == 409 and "two players" in res[1]
+        assert len(state(watcher)["steps_taken"]) == 1
+    finally:
+        for ctx in (host_ctx, guest_ctx, third_ctx):
+            ctx.close()
+
+
+def test_angled_view_rotates_and_zooms(page):
+    start(page, "Medium")
+    page.get_by_role("button", name="Angled").click()
+    tilt = page.locator("#tilt")
+    first = tilt.evaluate("e => e.style.transform")
+    assert "rotateX" in first
+    box = page.locator("#stage").bounding_box()
+    page.mouse.move(box["x"] + 100, box["y"] + 100)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 220, box["y"] + 140, steps=5)
+    page.mouse.up()
+    rotated = tilt.evaluate("e => e.style.transform")
+    assert rotated != first
+    page.mouse.wheel(0, -400)
+    page.wait_for_function(f"document.querySelector('#tilt').style.transform !== {rotated!r}")
+    page.get_by_role("button", name="Top-down").click()
+    assert tilt.evaluate("e => e.style.transform") == "none"
+
+
+def test_narrow_screen_puts_the_panel_below_the_board(browser, server):
+    ctx = browser.new_context(viewport={"width": 420, "height": 900})
+    try:
+        pg = ctx.new_page()
+        pg.goto(server + "/")
+        board = pg.locator("#board").bounding_box()
+        panel = pg.locator("#panel").bounding_box()
+        assert panel["y"] >= board["y"] + board["height"] - 1
+        assert board["width"] <= 420
+    finally:
+        ctx.close()
