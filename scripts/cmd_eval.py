@@ -14,7 +14,7 @@ from engine.errors import TdgammonError
 from engine.evaluator import Evaluator, equity
 from engine.position import Position
 from engine.search import evaluate_position
-from scripts.cube_options import add_cube_arguments, cube_from_args, cube_report, format_cube
+from scripts.cube_options import add_cube_arguments, cube_from_args, cube_options_given, cube_report, format_cube
 from scripts.evaluator_args import add_evaluator_arguments, evaluator_from_args, read_batch
 
 PROB_NAMES = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")
@@ -73,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
     position = Position.from_id(args.position)
     evaluator = evaluator_from_args(args)
     record = evaluate_record(position, evaluator, args.ply)
-    record["cube"] = cube_report(position, evaluator, args.ply, cube, me)
-    print(json.dumps(record) if args.json
-          else format_text(record, evaluator, args.ply) + "\n" + format_cube(record["cube"], args.ply))
+    report = cube_report(position, evaluator, args.ply, cube, me)
+    if args.json:  # the cube object when asked about the cube (--batch always has it)
+        print(json.dumps({**record, "cube": report} if cube_options_given(args) else record))
+    else:
+        print(format_text(record, evaluator, args.ply) + "\n" + format_cube(report, args.ply))
     return 0

@@ -45,6 +45,12 @@ def add_cube_arguments(parser: argparse.ArgumentParser) -> None:
                             "(its player on roll is the side on roll); excludes the options above")
 
 
+def cube_options_given(args: argparse.Namespace) -> bool:
+    """Did the user ask about the cube (any cube/match option)?"""
+    return (args.cube is not None or args.owner is not None or args.match is not None or args.score is not None
+            or args.crawford or args.jacoby or args.beavers or args.match_id is not None)
+
+
 def _parse_score(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*[-:]\s*(\d+)\s*", text)
     if m is None:
@@ -54,10 +60,10 @@ def _parse_score(text: str) -> tuple[int, int]:
 
 def cube_from_args(args: argparse.Namespace) -> tuple[CubeInfo, int]:
     """(CubeInfo from the side on roll's view, gnubg player number of the side on roll)."""
-    explicit = (args.cube is not None or args.owner is not None or args.match is not None
-                or args.score is not None or args.crawford or args.jacoby or args.beavers)
     if args.match_id is not None:
-        if explicit:
+        others = ((args.cube, args.owner, args.match, args.score) != (None,) * 4
+                  or args.crawford or args.jacoby or args.beavers)
+        if others:
             raise CubeError("give either --match-id or the cube options (--cube, --owner, --jacoby, "
                             "--beavers, --match, --score, --crawford), not both")
         return cube_from_match_state(decode_match_id(args.match_id))

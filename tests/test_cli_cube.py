@@ -1,0 +1,78 @@
+"""`tdgammon eval` with the cube options: text, --json, --batch, Match IDs, errors."""
+
+import io
+import json
+
+import pytest
+
+from engine.matchid import decode_match_id
+from scripts.cli import main
+
+START = "4HPwATDgc/ABMA"
+
+
+def run(capsys, monkeypatch, argv, stdin=""):
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_shows_gnubg_like_cube_analysis(capsys, monkeypatch):
+    code, out, err = run(capsys, monkeypatch, ["eval", START, "--evaluator", "pubeval"])
+    assert code == 0 and err == ""
+    for text in ("Cube analysis", "No double", "Double, take", "Double, pass", "Proper cube action: No double, take",
+                 "Match ID:"):
+        assert text in out
+
+
+def test_batch_json_has_cube_object(capsys, monkeypatch):
+    code, out, _ = run(capsys, monkeypatch, ["eval", "--batch", "--evaluator", "pubeval"], f"{START}\n{START}\n")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(lines) == 2
+    for rec in lines:
+        assert {"position", "probs", "equity", "cube"} <= set(rec)
+        cube = rec["cube"]
+        assert {"no_double", "double_take", "double_pass", "action"} <= set(cube)
+        assert cube["double_pass"] == 1.0
+        assert "money play" in cube["settings"] and "Jacoby off" in cube["settings"]
+
+
+def test_match_options_and_match_id_out_and_in(capsys, monkeypatch):
+    code, out, _ = run(capsys, monkeypatch, ["eval", START, "--evaluator", "pubeval", "--json", "--match", "7",
+                                             "--score", "3-5", "--cube", "2", "--owner", "me"])
+    assert code == 0
+    cube = json.loads(out)["cube"]
+    assert "mwc" in cube and cube["action"].startswith(("No redouble", "Redouble", "Too good to redouble"))
+    state = decode_match_id(cube["match_id"])
+    me = state.on_roll
+    assert state.match_length == 7 and state.cube_value == 2 and state.cube_owner == me
+    assert (state.score[me], state.score[1 - me]) == (3, 5)
+    code, out2, _ = run(capsys, monkeypatch, ["eval", START, "--evaluator", "pubeval", "--json",
+                                              "--match-id", cube["match_id"]])
+    assert code == 0 and json.loads(out2)["cube"] == cube
+
+
+def test_gnubg_match_id_crawford(capsys, monkeypatch):
+    # gnubg printed sgHgAGAAIAAE for a 7-point match at 6-4, Crawford game, player 0 on roll.
+    code, out, _ = run(capsys, monkeypatch, ["eval", START, "--evaluator", "pubeval", "--json",
+                                             "--match-id", "sgHgAGAAIAAE"])
+    cube = json.loads(out)["cube"]
+    assert code == 0 and cube["action"] == "Never double, take (dead cube)" and not cube["may_double"]
+    assert "Crawford game" in cube["settings"] and "score 6-4" in cube["settings"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--match-id", "garbage"],
+    ["--match-id", "sgHgAGAAIAAE", "--cube", "2"],
+    ["--score", "1-2"],
+    ["--match", "7", "--score", "7-1"],
+    ["--match", "7", "--score", "one-two"],
+    ["--match", "7", "--jacoby"],
+    ["--cube", "3"],
+    ["--match", "30"],
+])
+def test_bad_cube_input_is_one_line_exit_2(capsys, monkeypatch, argv):
+    code, out, err = run(capsys, monkeypatch, ["eval", START, "--evaluator", "pubeval", *argv])
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "error" in err
