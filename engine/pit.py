@@ -1,0 +1,233 @@
+"""Pit two players over many cubeless money games: duplicate dice, statistics, gnubg as a player.
+
+Torch-free: evaluators arrive already built (scripts/cmd_pit.py loads them in each worker).
+
+- Duplicate dice: pair k plays game 2k with A as side 0 and game 2k+1 with B as side 0,
+  both from a generator seeded with (seed, k). engine.game.play_game gives side 0 the first
+  opening die and draws every later roll by turn number, so in the twin game each player
+  gets exactly the rolls (opening included) its opponent had.
+- ppg is A's mean points per game. Its 95% interval is 1.96 standard errors, computed over
+  per-pair means when duplicate (the pair is the independent unit) and over games otherwise.
+- `gnubg[:PLIES]` plays through a real gnubg process (engine/gnubg_driver.py over pipes):
+  gnubg.findbestmove at PLIES (gnubg's numbering, default 0), cubeless, no noise.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import TdgammonError
+from engine.evaluator import Evaluator
+from engine.game import GameRecord, play_game
+from engine.matfile import MatGame
+from engine.notation import apply_moves
+from engine.position import Position
+from engine.search import rank_plays
+
+GNUBG = "/usr/games/gnubg"
+DRIVER = Path(__file__).resolve().parent / "gnubg_driver.py"
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """`kind` is 'evaluator' (spec given to the loader) or 'gnubg'; ply is ours (1/2) or gnubg's plies."""
+
+    text: str
+    kind: str
+    evaluator_spec: str
+    ply: int
+
+    @property
+    def label(self) -> str:
+        return self.text
+
+
+def parse_player_spec(text: str, default_ply: int = 1) -> PlayerSpec:
+    """`MODEL|pubeval|random[:SEED]` with optional `@PLY` (1 or 2), or `gnubg[:PLIES]` (0..4)."""
+    if not text:
+        raise TdgammonError("a player must be a model path, pubeval, random or gnubg[:PLIES]")
+    name, sep, arg = text.partition(":")
+    if name == "gnubg":
+        if "@" in text:
+            raise TdgammonError(f"gnubg sets its depth with gnubg:PLIES, not @: {text!r}")
+        plies = 0
+        if sep:
+            if not arg.isdigit() or not 0 <= int(arg) <= 4:
+                raise TdgammonError(f"gnubg:PLIES takes plies 0..4 (gnubg's numbering), got {text!r}")
+            plies = int(arg)
+        return PlayerSpec(text, "gnubg", "", plies)
+    base, at, ply_text = text.rpartition("@")
+    if not at:
+        base, ply = text, default_ply
+    else:
+        if ply_text not in ("1", "2") or not base:
+            raise TdgammonError(f"a player's ply suffix is @1 or @2, got {text!r}")
+        ply = int(ply_text)
+    if default_ply not in (1, 2):
+        raise TdgammonError(f"--ply must be 1 or 2, got {default_ply}")
+    return PlayerSpec(text, "evaluator", base, ply)
+
+
+class SearchPlayer:
+    """engine.game Player: the best play by engine.search at 1 or 2 ply."""
+
+    def __init__(self, evaluator: Evaluator, ply: int = 1, name: str | None = None) -> None:
+        self.evaluator = evaluator
+        self.ply = ply
+        self.name = name or f"{evaluator.name}@{ply}"
+
+    def choose(self, position: Position, dice: tuple[int, int], plays) -> int:
+        best = rank_plays(position.board, dice, self.evaluator, self.ply)[0].afterstate
+        return _index_of(plays, best, self.name)
+
+
+def _index_of(plays, afterstate: np.ndarray, who: str) -> int:
+    afterstates = getattr(plays, "afterstates", None)
+    if afterstates is None:
+        afterstates = np.stack([p.after.board for p in plays])
+    hits = np.nonzero((afterstates == afterstate).all(axis=(1, 2)))[0]
+    if len(hits) == 0:
+        raise RuntimeError(f"{who} chose a play that is not among the legal plays")
+    return int(hits[0])
+
+
+class GnubgProcess:
+    """One gnubg process running engine/gnubg_driver.py; best moves over pipes."""
+
+    def __init__(self, gnubg: str = GNUBG) -> None:
+        if shutil.which(gnubg) is None:
+            raise TdgammonError(f"gnubg is not installed ({gnubg} not found)")
+        self.proc = subprocess.Popen(
+            [gnubg, "-t", "-q", "-p", str(DRIVER)], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self._read("READY")
+
+    def _read(self, prefix: str) -> str:
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("gnubg exited unexpectedly")
+            if line.startswith(prefix):
+                return line.rstrip("\n")
+
+    def best_moves(self, position: Position, dice: tuple[int, int], plies: int) -> list[tuple[int, int]]:
+        """gnubg's best play as (from, to) points, 25 = bar, 0 = off; [] when none is legal."""
+        self.proc.stdin.write(f"{position.id} {dice[0]} {dice[1]} {plies}\n")
+        self.proc.stdin.flush()
+        line = self._read("MOVE")
+        if line.startswith("MOVE-ERROR"):
+            raise RuntimeError(f"gnubg: {line[11:]}")
+        nums = [int(x) for x in line.split()[1:]]
+        return list(zip(nums[0::2], nums[1::2]))
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=10)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+
+
+class GnubgPlayer:
+    """engine.game Player backed by a gnubg process at `plies` (gnubg's numbering)."""
+
+    def __init__(self, plies: int = 0, process: GnubgProcess | None = None) -> None:
+        self.plies = plies
+        self.process = process or GnubgProcess()
+        self.name = f"gnubg:{plies}"
+
+    def choose(self, position: Position, dice: tuple[int, int], plays) -> int:
+        moves = self.process.best_moves(position, dice, self.plies)
+        after = apply_moves(position.board, moves)
+        return _index_of(plays, after, self.name)
+
+    def close(self) -> None:
+        self.process.close()
+
+
+def reseed(player, seed: list[int]) -> None:
+    """Give a random evaluator a fresh generator per game, so results do not depend on workers."""
+    evaluator = getattr(player, "evaluator", None)
+    if evaluator is not None and isinstance(getattr(evaluator, "rng", None), np.random.Generator):
+        evaluator.rng = np.random.default_rng(seed)
+
+
+def to_mat_game(record: GameRecord, a_is_side0: bool) -> MatGame:
+    """The record with A always as side 0 of the .mat file."""
+    game = MatGame(result=record.result if a_is_side0 else -record.result)
+    for turn in record.turns:
+        side = turn.player if a_is_side0 else 1 - turn.player
+        game.turns.append((side, turn.dice, turn.play.notation if turn.play is not None else ""))
+    return game
+
+
+@dataclass
+class GameResult:
+    index: int          # game number; pair = index // 2 when duplicate
+    points: int         # signed, from A's view
+    mat: MatGame | None = None
+
+
+def play_pit_game(player_a, player_b, seed: int, index: int, duplicate: bool,
+                  keep_record: bool = False) -> GameResult:
+    """Game `index` of a pit: A is side 0 in even games of a duplicate pair, side 1 in odd ones."""
+    pair = index // 2 if duplicate else index
+    a_first = index % 2 == 0 if duplicate else True
+    for k, player in enumerate((player_a, player_b)):
+        reseed(player, [seed, index, k, 7])
+    rng = np.random.default_rng([seed, pair])
+    players = (player_a, player_b) if a_first else (player_b, player_a)
+    record = play_game(players[0], players[1], rng)
+    points = record.result if a_first else -record.result
+    return GameResult(index, points, to_mat_game(record, a_first) if keep_record else None)
+
+
+@dataclass
+class PitStats:
+    games: int = 0
+    ppg: float = 0.0
+    ci95: float = 0.0
+    win_rate: float = 0.0
+    gammon_rate: float = 0.0
+    backgammon_rate: float = 0.0
+    b_win_rate: float = 0.0
+    b_gammon_rate: float = 0.0
+    b_backgammon_rate: float = 0.0
+    unfinished: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def summarize(results: list[GameResult], duplicate: bool) -> PitStats:
+    """ppg with a 95% interval (per-pair when duplicate), win/gammon/backgammon rates per side."""
+    n = len(results)
+    if n == 0:
+        return PitStats()
+    pts = np.array([r.points for r in results], dtype=np.float64)
+    if duplicate:
+        by_pair: dict[int, list[float]] = {}
+        for r in results:
+            by_pair.setdefault(r.index // 2, []).append(r.points)
+        units = np.array([np.mean(v) for v in by_pair.values()])
+    else:
+        units = pts
+    ci = 1.96 * float(np.std(units, ddof=1)) / math.sqrt(len(units)) if len(units) > 1 else float("inf")
+    return PitStats(
+        games=n, ppg=float(pts.mean()), ci95=ci,
+        win_rate=float((pts > 0).mean()), gammon_rate=float((pts >= 2).mean()),
+        backgammon_rate=float((pts >= 3).mean()),
+        b_win_rate=float((pts < 0).mean()), b_gammon_rate=float((pts <= -2).mean()),
+        b_backgammon_rate=float((pts <= -3).mean()), unfinished=int((pts == 0).sum()))
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
