@@ -21,6 +21,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--resume", type=Path, metavar="PATH", help="continue from this checkpoint")
     parser.add_argument("--games", type=int, help="train until this many games in total (overrides the config)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs)")
+    parser.add_argument("--backend", choices=("hogwild", "local", "ray"), default="hogwild",
+                        help="hogwild (default, fastest on one machine): threads of this process "
+                             "update shared weights; local: actor processes play games, one "
+                             "learner applies TD(lambda); ray: the same actors on a Ray cluster "
+                             "(pip install -e '.[distributed]')")
+    parser.add_argument("--actors", type=int, metavar="N",
+                        help="actors for --backend local|ray (default: CPUs of the machine or "
+                             "cluster minus one, for the learner)")
+    parser.add_argument("--ray-address", metavar="auto|HOST:PORT",
+                        help="Ray cluster to join (default: start a local one)")
     parser.set_defaults(func=run)
 
 
@@ -30,6 +40,20 @@ def run(args: argparse.Namespace) -> int:
 
     if args.games is not None and args.games <= 0:
         raise ConfigError("--games must be positive")
+    backend = None
+    if args.backend == "hogwild":
+        if args.actors is not None or args.ray_address is not None:
+            raise ConfigError("--actors and --ray-address need --backend local or ray")
+    elif args.backend == "local":
+        from training.actors import LocalBackend
+
+        if args.ray_address is not None:
+            raise ConfigError("--ray-address needs --backend ray")
+        backend = LocalBackend(args.actors)
+    else:
+        from training.actors import RayBackend
+
+        backend = RayBackend(args.actors, args.ray_address)
     if args.config is not None:
         config, name = load_config(args.config), args.config.stem
     elif args.resume is not None:
@@ -38,8 +62,16 @@ def run(args: argparse.Namespace) -> int:
         default = Path(__file__).resolve().parent.parent / "configs" / "default.toml"
         config, name = load_config(default), "default"
     out = args.out or Path("runs") / f"{name}-h{config.hidden}-s{config.seed}"
-    trainer = Trainer(config, out, resume=args.resume, total_games=args.games,
-                      progress=not args.no_progress)
+    if backend is None:
+        trainer = Trainer(config, out, resume=args.resume, total_games=args.games,
+                          progress=not args.no_progress)
+    else:
+        from training.distributed import DistributedTrainer
+
+        trainer = DistributedTrainer(config, out, backend, resume=args.resume, total_games=args.games,
+                                     progress=not args.no_progress)
+        print(f"{backend.name} backend: {backend.n_actors} actors, weights republished every "
+              f"{config.staleness_games} games", flush=True)
     start_games = trainer.games
     result = trainer.run()
     rate = (trainer.games - start_games) / max(trainer.wall_time_this_run, 1e-9)

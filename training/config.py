@@ -29,9 +29,13 @@ class TrainConfig:
     eval_every: int = 10_000        # games between benchmark evaluations (0 = never)
     eval_games: int = 1_000         # games per benchmark (1-ply vs pubeval and vs random)
     snapshot_every: int = 0         # keep a copy of the checkpoint every N games (0 = never)
+    # Actor/learner backends only (train --backend local|ray): the learner republishes its
+    # weights to the actors every this many games, so a learned game was played by weights at
+    # most staleness_games + 2 * actors * chunk_games games old (charts/policy_lag_games).
+    staleness_games: int = 500
 
     def __post_init__(self) -> None:
-        positive = ("hidden", "games", "workers", "chunk_games", "checkpoint_every")
+        positive = ("hidden", "games", "workers", "chunk_games", "checkpoint_every", "staleness_games")
         for name in positive:
             if getattr(self, name) <= 0:
                 raise ConfigError(f"config key {name!r} must be positive, got {getattr(self, name)}")

@@ -83,14 +83,21 @@ class Trainer:
     # -- (4) checkpoints ----------------------------------------------------------------
     def checkpoint(self) -> Path:
         path = self.out / CHECKPOINT_NAME
-        state = {"rng_states": self.selfplay.rng_states(), "wall_time": self.wall_time,
-                 "lr": self.config.lr_at(self.games)}
         save_checkpoint(path, Checkpoint(self.weights.to_net(), self.config.to_dict(),
-                                         self.games, state))
+                                         self.games, self._trainer_state()))
         every = self.config.snapshot_every
         if every and self.games % every == 0:
             shutil.copyfile(path, self.out / f"checkpoint-{self.games:09d}.pt")
         return path
+
+    def _trainer_state(self) -> dict:
+        """What a resume needs besides the weights (subclasses add their own entries)."""
+        return {"rng_states": self.selfplay.rng_states(), "wall_time": self.wall_time,
+                "lr": self.config.lr_at(self.games)}
+
+    def _extra_scalars(self) -> dict[str, float]:
+        """More TensorBoard scalars for each log step (the distributed trainer's policy lag)."""
+        return {}
 
     def _request_stop(self, signum: int, frame: object) -> None:
         self.stop_requested = True
@@ -133,6 +140,9 @@ class Trainer:
                     writer.add_scalar("charts/moves_per_game", moves / max(games, 1), self.games)
                     record = {"games": self.games, "td_error": td_running, "games_per_s": rate,
                               "wall_time": self.wall_time}
+                    for name, value in self._extra_scalars().items():
+                        writer.add_scalar(name, value, self.games)
+                        record[name.split("/")[-1]] = value
                     window_games, window_time = 0, 0.0
                     if cfg.eval_every and self._crossed(before, cfg.eval_every):
                         self.last_bench = run_benchmarks(self.weights, cfg.eval_games,

@@ -1,0 +1,241 @@
+"""Game generators for the actor/learner trainer: actors and the two backends that host them.
+
+An actor holds a frozen copy of the weights and plays jobs: `games` self-play games whose
+dice and exploration come from a stream fixed by the job's first game index, so a job
+replayed after a crash (or after a resume) yields the same games. A backend starts the
+actors somewhere and moves jobs, weights and trajectories:
+
+- LocalBackend: actor processes on this machine (multiprocessing, no Ray needed);
+  weights travel inside each job message.
+- RayBackend: Ray actors anywhere in a Ray cluster; each weight version is put once in
+  Ray's object store and every job refers to it.
+
+Both report a dead actor by raising ActorDied; the learner restarts it and resubmits its
+unfinished jobs. This module does not import torch, so actor processes stay light.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import signal
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.errors import ConfigError
+from training.kernels import Scratch
+from training.trajectory import TrajectoryBatch, record_games
+
+WeightArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+JOB_STREAM = 1 << 40  # RNG streams of jobs, disjoint from the Hogwild workers' streams
+
+
+@dataclass(frozen=True)
+class Job:
+    """Games [start, start + games) of the learning order, played with weights `version`."""
+
+    start: int
+    games: int
+    version: int
+    epsilon: float
+
+
+class ActorDied(RuntimeError):
+    """An actor process or Ray actor is gone; its unfinished jobs must be replayed."""
+
+    def __init__(self, actor: int, reason: str) -> None:
+        super().__init__(f"actor {actor} died: {reason}")
+        self.actor = actor
+
+
+def job_rng(seed: int, start: int) -> np.ndarray:
+    """The splitmix64 state of the job that starts at game `start` of the run `seed`."""
+    mixed = np.random.SeedSequence([seed, JOB_STREAM + start]).generate_state(2, dtype=np.uint64)
+    return np.array([mixed[0]], dtype=np.uint64)
+
+
+class ActorCore:
+    """Plays jobs with a cached private copy of one weight version (the same class runs in
+    a local process and as a Ray actor)."""
+
+    def __init__(self, hidden: int, seed: int) -> None:
+        self.seed = seed
+        self.scratch = Scratch(hidden)
+        self.version = -1
+        self.weights: WeightArrays | None = None
+
+    def play(self, job: Job, weights: WeightArrays) -> TrajectoryBatch:
+        if job.version != self.version or self.weights is None:
+            # A writable contiguous copy: Ray hands out read-only views of the object store.
+            self.weights = tuple(np.array(w, dtype=np.float32) for w in weights)  # type: ignore[assignment]
+            self.version = job.version
+        boards, offsets = record_games(self.weights, job.games, job.epsilon,
+                                       job_rng(self.seed, job.start), self.scratch)
+        return TrajectoryBatch(boards, offsets, job.version, job.start)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+# ------------------------------------------------------------------------------ local
+def _local_actor(hidden: int, seed: int, jobs: mp.Queue, results: mp.Queue) -> None:
+    """Process body: play jobs until a None arrives. Ctrl-C is the learner's to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    core = ActorCore(hidden, seed)
+    while True:
+        item = jobs.get()
+        if item is None:
+            return
+        job, weights = item
+        try:
+            results.put(("ok", job.start, core.play(job, weights)))
+        except Exception:  # a bug, not a crash: report it to the learner and stop
+            results.put(("error", job.start, traceback.format_exc()))
+            return
+
+
+class LocalBackend:
+    """Actor processes on this machine, one job queue and one result queue each."""
+
+    name = "local"
+
+    def __init__(self, actors: int | None = None) -> None:
+        if actors is not None and actors <= 0:
+            raise ConfigError(f"--actors must be positive, got {actors}")
+        self.n_actors = actors or max(1, (os.cpu_count() or 2) - 1)
+        self.ctx = mp.get_context("spawn")  # numba and torch state must not be forked
+        self.procs: list[Any] = []
+        self.queues: list[tuple[Any, Any]] = []
+        self.held: list[dict[int, TrajectoryBatch]] = []
+        self.hidden = self.seed = 0
+
+    def start(self, hidden: int, seed: int) -> None:
+        self.hidden, self.seed = hidden, seed
+        for a in range(self.n_actors):
+            self.procs.append(None)
+            self.queues.append((None, None))
+            self.held.append({})
+            self._spawn(a)
+
+    def _spawn(self, a: int) -> None:
+        jobs, results = self.ctx.Queue(), self.ctx.Queue()
+        proc = self.ctx.Process(target=_local_actor, args=(self.hidden, self.seed, jobs, results),
+                                name=f"tdgammon-actor-{a}", daemon=True)
+        proc.start()
+        self.procs[a], self.queues[a], self.held[a] = proc, (jobs, results), {}
+
+    def publish(self, version: int, weights: WeightArrays) -> WeightArrays:
+        return weights
+
+    def submit(self, actor: int, job: Job, handle: WeightArrays) -> int:
+        self.queues[actor][0].put((job, handle))
+        return job.start
+
+    def result(self, actor: int, ticket: int) -> TrajectoryBatch:
+        held = self.held[actor]
+        while ticket not in held:
+            try:
+                status, start, payload = self.queues[actor][1].get(timeout=0.5)
+            except queue.Empty:
+                if not self.procs[actor].is_alive():
+                    raise ActorDied(actor, f"exit code {self.procs[actor].exitcode}") from None
+                continue
+            if status == "error":
+                raise RuntimeError(f"actor {actor} failed on the job at game {start}:\n{payload}")
+            held[start] = payload
+        return held.pop(ticket)
+
+    def restart(self, actor: int) -> None:
+        proc = self.procs[actor]
+        if proc.is_alive():
+            proc.kill()
+        proc.join(timeout=10)
+        self._spawn(actor)
+
+    def kill(self, actor: int) -> None:
+        """Kill one actor abruptly (for tests of fault tolerance)."""
+        self.procs[actor].kill()
+
+    def close(self) -> None:
+        for (jobs, _), proc in zip(self.queues, self.procs):
+            if proc.is_alive():
+                jobs.put(None)
+        for proc in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(timeout=5)
+        self.procs, self.queues, self.held = [], [], []
+
+
+# -------------------------------------------------------------------------------- ray
+def import_ray() -> Any:
+    """Ray, or a one-line ConfigError saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("--backend ray needs Ray, which is not installed: "
+                          "pip install -e '.[distributed]'") from None
+    return ray
+
+
+class RayBackend:
+    """Ray actors (one CPU each) in the cluster at `address`, or in a local one."""
+
+    name = "ray"
+
+    def __init__(self, actors: int | None = None, address: str | None = None) -> None:
+        if actors is not None and actors <= 0:
+            raise ConfigError(f"--actors must be positive, got {actors}")
+        self.ray = import_ray()
+        self.requested = actors
+        self.address = address
+        self.started_ray = False
+        self.n_actors = actors or 0
+        self.handles: list[Any] = []
+
+    def start(self, hidden: int, seed: int) -> None:
+        ray = self.ray
+        if not ray.is_initialized():
+            try:
+                ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+            except ConnectionError as err:
+                raise ConfigError(f"cannot reach the Ray cluster at {self.address}: {err}") from None
+            self.started_ray = True
+        if self.requested is None:
+            # Every CPU of the cluster but one, which the learner (this process) uses.
+            self.n_actors = max(1, int(ray.cluster_resources().get("CPU", 2)) - 1)
+        self.remote_cls = ray.remote(num_cpus=1, max_restarts=0)(ActorCore)
+        self.hidden, self.seed = hidden, seed
+        self.handles = [self.remote_cls.remote(hidden, seed) for _ in range(self.n_actors)]
+
+    def publish(self, version: int, weights: WeightArrays) -> Any:
+        return self.ray.put(weights)
+
+    def submit(self, actor: int, job: Job, handle: Any) -> Any:
+        return self.handles[actor].play.remote(job, handle)
+
+    def result(self, actor: int, ticket: Any) -> TrajectoryBatch:
+        try:
+            return self.ray.get(ticket)
+        except self.ray.exceptions.RayActorError as err:
+            raise ActorDied(actor, type(err).__name__) from None
+
+    def restart(self, actor: int) -> None:
+        self.ray.kill(self.handles[actor])
+        self.handles[actor] = self.remote_cls.remote(self.hidden, self.seed)
+
+    def kill(self, actor: int) -> None:
+        """Kill one actor abruptly (for tests of fault tolerance)."""
+        self.ray.kill(self.handles[actor])
+
+    def close(self) -> None:
+        for handle in self.handles:
+            self.ray.kill(handle)
+        self.handles = []
+        if self.started_ray:
+            self.ray.shutdown()

@@ -1,0 +1,156 @@
+"""Self-play games as data: actors record trajectories, one learner replays them.
+
+A trajectory is the sequence of chosen afterstates of one self-play game (int8 boards,
+mover in row 0, the opening mover's play first). The last afterstate is the finished
+board, so the exact result is part of the data. `play_games` records games with frozen
+weights; `learn_games` replays them with the same online TD(lambda) update as
+kernels.train_games (recomputing every prediction with the learner's current weights),
+so the actor/learner split changes only which weights chose the moves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from engine.encoder import encode_sparse
+from engine.movegen import _ZOBRIST
+from training.kernels import (N_OUT, Scratch, add_gradient, apply_td_and_decay, choose_net,
+                              fixed_view, forward_sparse, is_finished, outcome_vector,
+                              roll_die)
+
+INITIAL_CAPACITY = 4096  # afterstates per call; doubled (and the call replayed) when too small
+
+
+@dataclass
+class TrajectoryBatch:
+    """Games played with one weight version: boards[offsets[g]:offsets[g+1]] is game g."""
+
+    boards: np.ndarray    # (total moves, 2, 25) int8, chosen afterstates
+    offsets: np.ndarray   # (games + 1,) int64
+    version: int          # learner games count of the weights that chose the moves
+    job: int              # index of the job in the learning order
+
+    @property
+    def games(self) -> int:
+        return len(self.offsets) - 1
+
+    def game(self, g: int) -> np.ndarray:
+        return self.boards[self.offsets[g]:self.offsets[g + 1]]
+
+
+# ------------------------------------------------------------------------ actor kernel
+@njit(cache=True, nogil=True)
+def play_games(w1, b1, w2, b2, n_games, epsilon, rng, zobrist, boards, steps, hashes, idx,
+               val, hidden, y, best_hidden, best_idx, best_val, best_y, out, offsets):
+    """Play n_games of 1-ply self-play with frozen weights, recording every chosen afterstate.
+
+    Returns the number of afterstates written to out, or -1 when out is too small (the
+    caller enlarges it and replays from a copy of the RNG state).
+    """
+    board = np.empty((2, 25), dtype=np.int8)
+    n = 0
+    offsets[0] = 0
+    for g in range(n_games):
+        board[:, :] = 0
+        for side in range(2):
+            board[side, 23] = 2
+            board[side, 12] = 5
+            board[side, 7] = 3
+            board[side, 5] = 5
+        d1 = roll_die(rng)
+        d2 = roll_die(rng)
+        while d1 == d2:
+            d1 = roll_die(rng)
+            d2 = roll_die(rng)
+        while True:
+            m = choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashes,
+                           zobrist, idx, val, hidden, y, best_hidden, best_idx, best_val, best_y)
+            if n >= out.shape[0]:
+                return -1
+            out[n] = board
+            n += 1
+            if m < 0:
+                break
+            for i in range(25):
+                tmp = board[0, i]
+                board[0, i] = board[1, i]
+                board[1, i] = tmp
+            d1 = roll_die(rng)
+            d2 = roll_die(rng)
+        offsets[g + 1] = n
+    return n
+
+
+def record_games(weights: tuple[np.ndarray, ...], n_games: int, epsilon: float,
+                 rng: np.ndarray, scratch: Scratch) -> tuple[np.ndarray, np.ndarray]:
+    """Play and record n_games; rng (a 1-element uint64 array) advances. Returns (boards, offsets)."""
+    capacity = INITIAL_CAPACITY * max(1, n_games // 16)
+    start = rng.copy()
+    offsets = np.zeros(n_games + 1, dtype=np.int64)
+    while True:
+        out = np.empty((capacity, 2, 25), dtype=np.int8)
+        s = scratch
+        n = play_games(*weights, n_games, epsilon, rng, _ZOBRIST, s.boards, s.steps, s.hashes,
+                       s.idx, s.val, s.hidden, s.y, s.best_hidden, s.best_idx, s.best_val,
+                       s.best_y, out, offsets)
+        if n >= 0:
+            return out[:n].copy(), offsets
+        capacity *= 2
+        rng[:] = start
+
+
+# ---------------------------------------------------------------------- learner kernel
+@njit(cache=True, nogil=True)
+def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y,
+                e_w1, e_b1, e_w2, e_b2, stats):
+    """Online TD(lambda) over recorded games, in order, updating the weights after every move.
+
+    Same update as kernels.train_games: predictions are fixed-view (the opening mover's),
+    the TD error is the difference of consecutive predictions and, at the end, the exact
+    result; traces hold the gradients of the 5 outputs. stats += games, moves, sum |TD error|.
+    """
+    prev = np.empty(N_OUT, dtype=np.float32)
+    cur = np.empty(N_OUT, dtype=np.float32)
+    delta = np.empty(N_OUT, dtype=np.float32)
+    for g in range(offsets.shape[0] - 1):
+        e_w1[:] = 0.0
+        e_b1[:] = 0.0
+        e_w2[:] = 0.0
+        e_b2[:] = 0.0
+        start = offsets[g]
+        stop = offsets[g + 1]
+        for t in range(start, stop):
+            board = boards[t]
+            flipped = ((t - start) % 2) == 1
+            if is_finished(board):
+                outcome_vector(board, y)
+                m = -1
+            else:
+                m = encode_sparse(board, idx, val)
+                forward_sparse(w1, b1, w2, b2, idx, val, m, hidden, y)
+            fixed_view(y, flipped, cur)
+            if t > start:
+                for k in range(N_OUT):
+                    delta[k] = cur[k] - prev[k]
+                    stats[2] += abs(delta[k]) / N_OUT
+                apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam)
+            if m < 0:
+                break
+            add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, m, hidden, y, flipped)
+            prev[:] = cur
+        stats[0] += 1
+        stats[1] += stop - start
+
+
+def learn(weights: tuple[np.ndarray, ...], batch: TrajectoryBatch, alpha: float, lam: float,
+          scratch: Scratch) -> tuple[int, int, float]:
+    """Apply one batch to the weights in place; returns (games, moves, summed |TD error|)."""
+    s = scratch
+    s.stats[:] = 0.0
+    learn_games(*weights, batch.boards, batch.offsets, alpha, lam, s.idx, s.val, s.hidden, s.y,
+                s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats)
+    return int(s.stats[0]), int(s.stats[1]), float(s.stats[2])
+
