@@ -102,6 +102,9 @@ def play_game(player0: Player, player1: Player, rng: np.random.Generator,
     """Play a cubeless game: opening roll, then alternate turns until someone bears off all 15.
 
     Dice come only from `rng`, so a seed (and deterministic players) reproduces the game.
+    The generator is used for nothing else: the opening dice (side 0's die first), then
+    one roll per later turn in turn order. Replaying a seed with the players swapped
+    therefore hands each player exactly the rolls its opponent had (duplicate dice).
     `start` (default: the starting position) is seen from the side that wins the opening
     roll. A player is asked only when it has a choice; forced plays and dances are made for it.
     """

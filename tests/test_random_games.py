@@ -85,6 +85,17 @@ def test_same_seed_replays_the_same_game():
     assert transcript(5) != transcript(6)
 
 
+def test_swapping_players_with_the_same_seed_swaps_the_dice():
+    """Duplicate dice (engine.pit relies on it): same seed, sides swapped, same roll per turn."""
+    a = play_game(RandomPlayer(np.random.default_rng(1)), RandomPlayer(np.random.default_rng(2)),
+                  np.random.default_rng(99), max_turns=40)
+    b = play_game(RandomPlayer(np.random.default_rng(3)), RandomPlayer(np.random.default_rng(4)),
+                  np.random.default_rng(99), max_turns=40)
+    assert a.opening == b.opening and a.starter == b.starter
+    turns = min(len(a.turns), len(b.turns))
+    assert [t.dice for t in a.turns[:turns]] == [t.dice for t in b.turns[:turns]]
+
+
 class _RaceEvaluator:
     """Prefers afterstates with fewer pips left (a crude but deterministic judge)."""
 
