@@ -54,7 +54,7 @@ def parse_player_spec(text: str, default_ply: int = 1) -> PlayerSpec:
     if not text:
         raise TdgammonError("a player must be a model path, pubeval, random or gnubg[:PLIES]")
     name, sep, arg = text.partition(":")
-    if name == "gnubg":
+    if name.partition("@")[0] == "gnubg":
         if "@" in text:
             raise TdgammonError(f"gnubg sets its depth with gnubg:PLIES, not @: {text!r}")
         plies = 0

@@ -1,0 +1,96 @@
+"""pit: result fields, duplicate-dice pairing, determinism, spec parsing (pubeval vs random)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.errors import TdgammonError
+from engine.pit import (GameResult, SearchPlayer, parse_player_spec, play_pit_game, summarize)
+from engine.pubeval import PubevalEvaluator
+from engine.random_player import RandomEvaluator
+from scripts.cli import main
+
+
+class Recorder:
+    """Wraps a player and records the dice it was given, per game."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.rolls = inner, inner.name, []
+
+    def choose(self, position, dice, plays):
+        self.rolls.append(tuple(dice))
+        return self.inner.choose(position, dice, plays)
+
+
+def test_duplicate_pair_swaps_the_dice():
+    pub = SearchPlayer(PubevalEvaluator(), 1, "pubeval")
+    # Two copies of the same deterministic player: both games of a pair must then be
+    # mirror images, and A's rolls in game 0 are B's rolls in game 1.
+    a, b = Recorder(pub), Recorder(SearchPlayer(PubevalEvaluator(), 1, "pubeval2"))
+    g0 = play_pit_game(a, b, seed=5, index=0, duplicate=True, keep_record=True)
+    a_rolls, b_rolls = a.rolls, b.rolls
+    a.rolls, b.rolls = [], []
+    g1 = play_pit_game(a, b, seed=5, index=1, duplicate=True, keep_record=True)
+    assert g1.points == -g0.points
+    assert a.rolls == b_rolls and b.rolls == a_rolls
+    assert [t[1] for t in g0.mat.turns] == [t[1] for t in g1.mat.turns]
+    assert [t[0] for t in g0.mat.turns] == [1 - t[0] for t in g1.mat.turns]
+
+
+def test_summary_uses_pairs_when_duplicate():
+    results = [GameResult(0, 2), GameResult(1, -1), GameResult(2, 1), GameResult(3, 1)]
+    dup = summarize(results, duplicate=True)
+    assert dup.games == 4 and dup.ppg == pytest.approx(0.75)
+    pair_means = np.array([0.5, 1.0])
+    assert dup.ci95 == pytest.approx(1.96 * pair_means.std(ddof=1) / np.sqrt(2))
+    ind = summarize(results, duplicate=False)
+    assert ind.ci95 == pytest.approx(1.96 * np.std([2, -1, 1, 1], ddof=1) / 2)
+    assert dup.win_rate == 0.75 and dup.gammon_rate == 0.25 and dup.b_win_rate == 0.25
+
+
+@pytest.mark.parametrize("text,kind,spec,ply", [
+    ("pubeval", "evaluator", "pubeval", 1), ("pubeval@2", "evaluator", "pubeval", 2),
+    ("random:3@1", "evaluator", "random:3", 1), ("models/x.pt@2", "evaluator", "models/x.pt", 2),
+    ("gnubg", "gnubg", "", 0), ("gnubg:1", "gnubg", "", 1),
+])
+def test_player_specs(text, kind, spec, ply):
+    s = parse_player_spec(text)
+    assert (s.kind, s.evaluator_spec, s.ply) == (kind, spec, ply)
+
+
+@pytest.mark.parametrize("text", ["", "pubeval@3", "gnubg:9", "gnubg@2", "@2"])
+def test_bad_specs(text):
+    with pytest.raises(TdgammonError):
+        parse_player_spec(text)
+
+
+def run_json(capsys, *argv):
+    assert main(["pit", *argv, "--json", "--no-progress"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_pit_command_fields_and_determinism(capsys):
+    one = run_json(capsys, "pubeval", "random", "--games", "8", "--seed", "11", "--workers", "1")
+    for key in ("games", "ppg", "ci95", "win_rate", "gammon_rate", "backgammon_rate", "games_per_s"):
+        assert key in one
+    assert one["games"] == 8 and one["duplicate"] is True
+    assert one["win_rate"] > 0.5 and one["ppg"] > 0
+    two = run_json(capsys, "pubeval", "random", "--games", "8", "--seed", "11", "--workers", "2")
+    assert {k: two[k] for k in ("ppg", "ci95", "win_rate", "gammon_rate")} == \
+           {k: one[k] for k in ("ppg", "ci95", "win_rate", "gammon_rate")}
+
+
+def test_pit_rejects_odd_duplicate_and_bad_model(capsys):
+    assert main(["pit", "pubeval", "random", "--games", "3"]) == 2
+    assert main(["pit", "/nonexistent.pt", "random", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "even" in err and "does not exist" in err
+
+
+def test_random_evaluator_is_reseeded_per_game():
+    r = SearchPlayer(RandomEvaluator(0), 1, "random")
+    p = SearchPlayer(PubevalEvaluator(), 1, "pubeval")
+    first = play_pit_game(r, p, 4, 6, True, True).mat.turns
+    play_pit_game(r, p, 4, 2, True)
+    assert play_pit_game(r, p, 4, 6, True, True).mat.turns == first
