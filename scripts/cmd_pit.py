@@ -12,6 +12,7 @@ import multiprocessing as mp
 import sys
 import time
 
+from engine.cube_play import play_cube_pit_game
 from engine.errors import TdgammonError
 from engine.matfile import write_mat
 from engine.pit import (GnubgPlayer, PlayerSpec, SearchPlayer, default_workers, parse_player_spec,
@@ -29,15 +30,18 @@ def build_player(spec: PlayerSpec):
     return SearchPlayer(load_evaluator(spec.evaluator_spec), spec.ply, spec.label)
 
 
-def _init_worker(spec_a: PlayerSpec, spec_b: PlayerSpec, seed: int, duplicate: bool, keep: bool) -> None:
+def _init_worker(spec_a: PlayerSpec, spec_b: PlayerSpec, seed: int, duplicate: bool, keep: bool,
+                 cube: tuple[bool, int] = (False, 0)) -> None:
     if "torch" in sys.modules:   # one thread per worker: the workers already fill the cores
         sys.modules["torch"].set_num_threads(1)
     _WORKER.update(a=build_player(spec_a), b=build_player(spec_b), seed=seed,
-                   duplicate=duplicate, keep=keep)
+                   duplicate=duplicate, keep=keep, cube=cube)
 
 
 def _play(index: int):
     w = _WORKER
+    if w["cube"][0]:
+        return play_cube_pit_game(w["a"], w["b"], w["seed"], index, w["duplicate"], w["cube"][1])
     return play_pit_game(w["a"], w["b"], w["seed"], index, w["duplicate"], w["keep"])
 
 
@@ -49,7 +53,7 @@ def _close_worker() -> None:
 
 
 def run_pit(spec_a: PlayerSpec, spec_b: PlayerSpec, games: int, seed: int, workers: int,
-            duplicate: bool, keep: bool, progress: bool = True):
+            duplicate: bool, keep: bool, progress: bool = True, cube: tuple[bool, int] = (False, 0)):
     """Play the games (in worker processes when workers > 1); results sorted by game index."""
     from tqdm import tqdm
 
@@ -58,7 +62,7 @@ def run_pit(spec_a: PlayerSpec, spec_b: PlayerSpec, games: int, seed: int, worke
     total = 0
     try:
         if workers <= 1:
-            _init_worker(spec_a, spec_b, seed, duplicate, keep)
+            _init_worker(spec_a, spec_b, seed, duplicate, keep, cube)
             try:
                 for i in range(games):
                     results.append(_play(i))
@@ -71,7 +75,7 @@ def run_pit(spec_a: PlayerSpec, spec_b: PlayerSpec, games: int, seed: int, worke
             # fork: workers inherit the imported modules and compiled numba kernels
             ctx = mp.get_context("fork")
             with ctx.Pool(workers, initializer=_init_worker,
-                          initargs=(spec_a, spec_b, seed, duplicate, keep)) as pool:
+                          initargs=(spec_a, spec_b, seed, duplicate, keep, cube)) as pool:
                 chunk = 2 if duplicate else 1
                 for r in pool.imap_unordered(_play, range(games), chunksize=chunk):
                     results.append(r)
@@ -84,6 +88,19 @@ def run_pit(spec_a: PlayerSpec, spec_b: PlayerSpec, games: int, seed: int, worke
         bar.close()
     results.sort(key=lambda r: r.index)
     return results
+
+
+def cube_mode(args: argparse.Namespace, spec_a: PlayerSpec, spec_b: PlayerSpec) -> tuple[bool, int]:
+    """(play with the cube, match length or 0 for money) from --cube / --match N."""
+    if args.match is None and not args.cube:
+        return False, 0
+    if args.match is not None and not 1 <= args.match <= 25:
+        raise TdgammonError(f"--match must be 1..25 points, got {args.match}")
+    if "gnubg" in (spec_a.kind, spec_b.kind):
+        raise TdgammonError("--cube and --match need our own players on both sides (gnubg plays cubeless here)")
+    if args.save:
+        raise TdgammonError("--save writes cubeless games only; drop --save with --cube/--match")
+    return True, args.match or 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,9 +117,10 @@ def run(args: argparse.Namespace) -> int:
         build_player(spec_a)   # fail fast (bad path, corrupt checkpoint) before spawning workers
     if spec_b.kind != "gnubg":
         build_player(spec_b)
+    cube = cube_mode(args, spec_a, spec_b)
     start = time.perf_counter()
     results = run_pit(spec_a, spec_b, args.games, args.seed, workers, duplicate,
-                      keep=args.save is not None, progress=not args.no_progress)
+                      keep=args.save is not None, progress=not args.no_progress, cube=cube)
     elapsed = time.perf_counter() - start
     stats = summarize(results, duplicate)
     if args.save:
@@ -114,12 +132,15 @@ def run(args: argparse.Namespace) -> int:
         "b_win_rate": stats.b_win_rate, "b_gammon_rate": stats.b_gammon_rate,
         "b_backgammon_rate": stats.b_backgammon_rate, "unfinished": stats.unfinished,
         "games_per_s": stats.games / elapsed if elapsed > 0 else 0.0, "workers": workers,
+        "cube": cube[0], "match": cube[1],
     }
     if args.json:
         print(json.dumps(out))
         return 0
     mode = "duplicate dice" if duplicate else "independent dice"
-    print(f"{spec_a.label} vs {spec_b.label}: {stats.games} cubeless money games "
+    kind = (f"matches to {cube[1]} points (ppg = A's match wins minus losses per match)" if cube[1]
+            else "money games with the cube" if cube[0] else "cubeless money games")
+    print(f"{spec_a.label} vs {spec_b.label}: {stats.games} {kind} "
           f"({mode}, seed {args.seed}, {workers} workers)")
     print(f"{spec_a.label} ppg: {stats.ppg:+.3f} +- {stats.ci95:.3f} (95%)")
     for label, w, g, bg in ((spec_a.label, stats.win_rate, stats.gammon_rate, stats.backgammon_rate),
@@ -146,4 +167,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--save", metavar="FILE.mat", default=None,
                         help="write the games as a Jellyfish .mat file (gnubg: import mat FILE)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--cube", action="store_true",
+                        help="money games with the doubling cube (cube actions by engine.cube at each side's ply)")
+    parser.add_argument("--match", type=int, metavar="N", default=None,
+                        help="play matches to N points with the cube and the Crawford rule; ppg = match wins - losses")
     parser.set_defaults(func=run)
