@@ -68,6 +68,7 @@ def test_atomic_write_leaves_no_tmp_and_survives_a_failed_write(tmp_path, monkey
     with pytest.raises(OSError):
         save_checkpoint(path, Checkpoint(net=_net(2)))
     assert path.read_bytes() == before  # the old checkpoint is intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.pt"]  # no stray .tmp
     load_checkpoint(path)
 
 
