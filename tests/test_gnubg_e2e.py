@@ -1,0 +1,128 @@
+"""End to end with the real GNU Backgammon: gnubg plays `serve` in both seats, pit vs gnubg, .mat import.
+
+Our side is pubeval until a trained models/default.pt ships. Skipped, with the reason, when
+/usr/games/gnubg is absent.
+"""
+
+import json
+import shutil
+import socket
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+
+from engine.extbot import ExternalBot
+from engine.fibs import parse_fibs_board
+from engine.notation import legal_plays, parse_play
+from engine.position import Position
+from engine.pubeval import PubevalEvaluator
+from scripts.cli import main
+from scripts.cmd_serve import serve_connection
+
+GNUBG = "/usr/games/gnubg"
+pytestmark = pytest.mark.skipif(shutil.which(GNUBG) is None,
+                                reason="GNU Backgammon (/usr/games/gnubg) is not installed")
+GAMES = 20
+
+
+class LoggingBot(ExternalBot):
+    def __init__(self):
+        super().__init__(PubevalEvaluator(), 1)
+        self.log = []
+
+    def respond(self, line):
+        answer = super().respond(line)
+        self.log.append((line, answer))
+        return answer
+
+
+def reachable(after: np.ndarray, nxt: np.ndarray) -> bool:
+    """Can the opponent turn our afterstate `after` into `nxt` (our next board) with one roll?"""
+    if (after == nxt).all():
+        return True                      # the opponent danced
+    target = Position(nxt).swap()
+    opp = Position(after).swap()
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            if any(p.after == target for p in legal_plays(opp, (d1, d2))):
+                return True
+    return False
+
+
+def check_log(log):
+    """Every play we sent is legal, and gnubg applied it: the next board follows from it."""
+    start = Position.start()
+    after = None
+    for line, answer in log:
+        assert not answer.startswith("Error"), (line, answer)
+        fb = parse_fibs_board(line)
+        board = fb.position_board()
+        if after is not None and answer not in ("take", "drop"):
+            new_game = (Position(board) == start or reachable(start.board, board))
+            assert new_game or reachable(after, board), line
+        after = None
+        d1, d2 = fb.dice()
+        if not fb.doubled and d1:
+            after, _ = parse_play(board, answer, (d1, d2))    # raises if illegal
+            if Position(after).result():
+                after = None                                  # we won; a new game follows
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_gnubg_plays_serve_in_both_seats(seat):
+    bot = LoggingBot()
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+
+    def serve():
+        conn, _ = srv.accept()
+        with conn:
+            serve_connection(conn, bot)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    other = 1 - seat
+    commands = [
+        "set display off", "set jacoby off", "set automatic game off",
+        f"set player {seat} external localhost:{port}", f"set player {other} gnubg",
+        f"set player {other} chequerplay evaluation plies 0",
+        f"set player {other} cubedecision evaluation plies 0",
+        "new session", *(["new game"] * (GAMES - 1)), "show score",
+    ]
+    proc = subprocess.run([GNUBG, "-t", "-q"], input="\n".join(commands) + "\n",
+                          capture_output=True, text=True, timeout=600)
+    thread.join(timeout=30)
+    srv.close()
+    out = proc.stdout
+    finished = [l for l in out.splitlines() if " wins " in l and "point" in l]
+    assert len(finished) == GAMES, out[-2000:]
+    for bad in ("Error", "Warning", "badly formed", "Connection refused"):
+        assert bad not in out
+    assert bot.errors == 0 and bot.plays > GAMES * 5
+    check_log(bot.log)
+
+
+def test_pit_against_gnubg_and_import_the_games(tmp_path, capsys):
+    mat = tmp_path / "pit.mat"
+    assert main(["pit", "pubeval", "gnubg", "--games", str(GAMES), "--json", "--no-progress",
+                 "--save", str(mat)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == GAMES and result["unfinished"] == 0
+    assert -3 <= result["ppg"] <= 3 and result["win_rate"] + result["b_win_rate"] == pytest.approx(1)
+    script = tmp_path / "count.py"
+    script.write_text(
+        "import gnubg\n"
+        "gnubg.command('set jacoby off')\n"
+        f"gnubg.command('import mat {mat}')\n"
+        "m = gnubg.match(analysis=0, boards=0, statistics=0, verbose=0)\n"
+        "print('GAMES', len(m['games']), sum(g['info']['winner'] == 'X' for g in m['games']))\n")
+    proc = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True,
+                          timeout=120)
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("GAMES "))
+    n_games, a_wins = (int(x) for x in line.split()[1:])
+    assert n_games == GAMES
+    assert a_wins == round(result["win_rate"] * GAMES)     # X = A, the left column
