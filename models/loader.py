@@ -14,8 +14,7 @@ from engine.errors import CheckpointError, TdgammonError
 from engine.evaluator import Evaluator
 from engine.pubeval import PubevalEvaluator
 from engine.random_player import RandomEvaluator
-from models.checkpoint import DEFAULT_MODEL, load_checkpoint
-from models.network import NetworkEvaluator
+from models.paths import DEFAULT_MODEL
 
 EvaluatorFactory = Callable[[str | None], Evaluator]
 """Builds an evaluator from the text after the colon (None when the spec has no colon)."""
@@ -50,8 +49,11 @@ register_evaluator("pubeval", _pubeval)
 register_evaluator("random", _random)
 
 
-def load_network(path: str | Path = DEFAULT_MODEL) -> NetworkEvaluator:
+def load_network(path: str | Path = DEFAULT_MODEL) -> Evaluator:
     """The network of a checkpoint as an evaluator; CheckpointError if missing or corrupt."""
+    from models.checkpoint import load_checkpoint  # torch loads only when a network is needed
+    from models.network import NetworkEvaluator
+
     path = Path(path)
     if not path.exists():
         hint = (" (no default model: train one, or pass --model PATH or --evaluator pubeval)"

@@ -13,11 +13,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from engine.position import decode_position_id
-from models.checkpoint import DEFAULT_MODEL, load_checkpoint
-from models.network import NetworkEvaluator, TDNet
+from models.paths import DEFAULT_MODEL
 
 ORACLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "gnubg-legal-moves.jsonl"
 
@@ -37,6 +35,11 @@ def oracle_afterstates() -> np.ndarray:
 
 
 def run(args: argparse.Namespace) -> None:
+    import torch  # heavy: only when the benchmark runs
+
+    from models.checkpoint import load_checkpoint
+    from models.network import NetworkEvaluator, TDNet
+
     torch.set_num_threads(1)
     path = Path(args.model) if args.model else DEFAULT_MODEL
     if args.model or DEFAULT_MODEL.exists():

@@ -14,12 +14,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from engine.position import decode_position_id
+from models.paths import DEFAULT_MODEL
 from engine.search import MoveFilter, rank_plays
-from models.checkpoint import DEFAULT_MODEL, load_checkpoint
-from models.network import NetworkEvaluator, TDNet
 
 ORACLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "gnubg-legal-moves.jsonl"
 
@@ -33,6 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    import torch  # heavy: only when the benchmark runs
+
+    from models.checkpoint import load_checkpoint
+    from models.network import NetworkEvaluator, TDNet
+
     torch.set_num_threads(1)
     if args.model or DEFAULT_MODEL.exists():
         path = Path(args.model) if args.model else DEFAULT_MODEL

@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from models.checkpoint import DEFAULT_MODEL, load_checkpoint
-from training.selfplay import SelfPlay, Weights, initial_net, seed_state
+from models.paths import DEFAULT_MODEL
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from models.checkpoint import load_checkpoint  # heavy (torch): only when the benchmark runs
+    from training.selfplay import SelfPlay, Weights, initial_net, seed_state
+
     if not args.fresh and DEFAULT_MODEL.is_file():
         net, source = load_checkpoint(DEFAULT_MODEL).net, f"shipped model ({DEFAULT_MODEL.name})"
     else:
