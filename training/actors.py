@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import queue
 import signal
 import traceback
 from dataclasses import dataclass
@@ -82,7 +81,7 @@ class ActorCore:
 
 
 # ------------------------------------------------------------------------------ local
-def _local_actor(hidden: int, seed: int, jobs: mp.Queue, results: mp.Queue) -> None:
+def _local_actor(hidden: int, seed: int, jobs: Any, results: Any) -> None:
     """Process body: play jobs until a None arrives. Ctrl-C is the learner's to handle."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     core = ActorCore(hidden, seed)
@@ -92,14 +91,19 @@ def _local_actor(hidden: int, seed: int, jobs: mp.Queue, results: mp.Queue) -> N
             return
         job, weights = item
         try:
-            results.put(("ok", job.start, core.play(job, weights)))
+            results.send(("ok", job.start, core.play(job, weights)))
         except Exception:  # a bug, not a crash: report it to the learner and stop
-            results.put(("error", job.start, traceback.format_exc()))
+            results.send(("error", job.start, traceback.format_exc()))
             return
 
 
 class LocalBackend:
-    """Actor processes on this machine, one job queue and one result queue each."""
+    """Actor processes on this machine.
+
+    Jobs go through a multiprocessing Queue (its feeder thread never blocks the learner);
+    results come back through a one-way Pipe whose write end only the actor holds, so an
+    actor killed in the middle of a message shows up as end-of-file, never as a hang.
+    """
 
     name = "local"
 
@@ -109,7 +113,8 @@ class LocalBackend:
         self.n_actors = actors or max(1, (os.cpu_count() or 2) - 1)
         self.ctx = mp.get_context("spawn")  # numba and torch state must not be forked
         self.procs: list[Any] = []
-        self.queues: list[tuple[Any, Any]] = []
+        self.jobs: list[Any] = []
+        self.results: list[Any] = []
         self.held: list[dict[int, TrajectoryBatch]] = []
         self.hidden = self.seed = 0
 
@@ -117,43 +122,55 @@ class LocalBackend:
         self.hidden, self.seed = hidden, seed
         for a in range(self.n_actors):
             self.procs.append(None)
-            self.queues.append((None, None))
+            self.jobs.append(None)
+            self.results.append(None)
             self.held.append({})
             self._spawn(a)
 
     def _spawn(self, a: int) -> None:
-        jobs, results = self.ctx.Queue(), self.ctx.Queue()
-        proc = self.ctx.Process(target=_local_actor, args=(self.hidden, self.seed, jobs, results),
+        jobs = self.ctx.Queue()
+        reader, writer = self.ctx.Pipe(duplex=False)
+        proc = self.ctx.Process(target=_local_actor, args=(self.hidden, self.seed, jobs, writer),
                                 name=f"tdgammon-actor-{a}", daemon=True)
         proc.start()
-        self.procs[a], self.queues[a], self.held[a] = proc, (jobs, results), {}
+        writer.close()  # the actor holds the only write end now
+        self.procs[a], self.jobs[a], self.results[a], self.held[a] = proc, jobs, reader, {}
 
     def publish(self, version: int, weights: WeightArrays) -> WeightArrays:
         return weights
 
     def submit(self, actor: int, job: Job, handle: WeightArrays) -> int:
-        self.queues[actor][0].put((job, handle))
+        self.jobs[actor].put((job, handle))
         return job.start
 
     def result(self, actor: int, ticket: int) -> TrajectoryBatch:
         held = self.held[actor]
+        conn = self.results[actor]
         while ticket not in held:
             try:
-                status, start, payload = self.queues[actor][1].get(timeout=0.5)
-            except queue.Empty:
-                if not self.procs[actor].is_alive():
-                    raise ActorDied(actor, f"exit code {self.procs[actor].exitcode}") from None
-                continue
+                if not conn.poll(0.5):
+                    if not self.procs[actor].is_alive() and not conn.poll(0):
+                        raise ActorDied(actor, f"exit code {self.procs[actor].exitcode}")
+                    continue
+                status, start, payload = conn.recv()
+            except (EOFError, OSError):
+                raise ActorDied(actor, f"exit code {self.procs[actor].exitcode}") from None
             if status == "error":
                 raise RuntimeError(f"actor {actor} failed on the job at game {start}:\n{payload}")
             held[start] = payload
         return held.pop(ticket)
 
-    def restart(self, actor: int) -> None:
+    def _discard(self, actor: int) -> None:
         proc = self.procs[actor]
         if proc.is_alive():
             proc.kill()
         proc.join(timeout=10)
+        self.jobs[actor].cancel_join_thread()  # items for a dead actor are dropped at exit
+        self.jobs[actor].close()
+        self.results[actor].close()
+
+    def restart(self, actor: int) -> None:
+        self._discard(actor)
         self._spawn(actor)
 
     def kill(self, actor: int) -> None:
@@ -161,15 +178,10 @@ class LocalBackend:
         self.procs[actor].kill()
 
     def close(self) -> None:
-        for (jobs, _), proc in zip(self.queues, self.procs):
-            if proc.is_alive():
-                jobs.put(None)
-        for proc in self.procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(timeout=5)
-        self.procs, self.queues, self.held = [], [], []
+        # Unlearned jobs in flight are worthless now (a resume replays them): stop at once.
+        for a in range(len(self.procs)):
+            self._discard(a)
+        self.procs, self.jobs, self.results, self.held = [], [], [], []
 
 
 # -------------------------------------------------------------------------------- ray
