@@ -6,6 +6,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from engine import bearoff
 from engine.encoder import N_INPUTS, encode
 from engine.evaluator import sanity_clamp
 
@@ -43,11 +44,16 @@ class TDNet(nn.Module):
 
 
 class NetworkEvaluator:
-    """engine.evaluator.Evaluator backed by a TDNet: encode, forward, sanity clamp."""
+    """engine.evaluator.Evaluator backed by a TDNet: encode, forward, sanity clamp.
 
-    def __init__(self, net: TDNet, name: str = "network") -> None:
+    With `bearoff` (the default), bear-off races that engine.bearoff answers exactly get
+    the database's value instead of the network's estimate.
+    """
+
+    def __init__(self, net: TDNet, name: str = "network", bearoff: bool = True) -> None:
         self.net = net.eval()
         self.name = name
+        self.bearoff = bearoff
 
     def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
         if len(afterstates) == 0:
@@ -55,4 +61,5 @@ class NetworkEvaluator:
         x = torch.from_numpy(encode(afterstates))
         with torch.inference_mode():
             y = self.net(x).numpy()
-        return sanity_clamp(y)
+        probs = sanity_clamp(y)
+        return bearoff.apply(afterstates, probs) if self.bearoff else probs
