@@ -2,10 +2,11 @@
 
 gnubg (`set player N external HOST:PORT`) sends a `board:` line for each decision of that
 player and reads one line back: a play in gnubg notation when the dice are rolled (an empty
-line when the roll cannot be played), `roll` (never `double`: this bot plays cubeless) before
-rolling, and `take` or `drop` when doubled. Cube rule, documented in the README: take when
-the cubeless money equity of the doubled side, before the doubler's roll, is >= -0.5
-(the cubeless take point; a real cube engine replaces this later). Anything unreadable gets
+line when the roll cannot be played), `roll` (or `double`, when offer_doubles is on) before
+rolling, and `take` or `drop` when doubled (never `beaver`; with offer_doubles, tell gnubg `set beavers 0`: a
+beaver by gnubg stalls the protocol). Cube actions come from engine.cube (cubeful Janowski equity, money or
+match play from the board line's match length, score, cube and may-double flags, Crawford
+from the did-Crawford flag) at the bot's ply; see `cube_for`. Anything unreadable gets
 `Error: ...` back, which gnubg prints, and the bot keeps serving.
 """
 
@@ -13,13 +14,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.cube import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision, cube_decision_2ply, cube_efficiency
 from engine.errors import TdgammonError
-from engine.evaluator import Evaluator, equity
-from engine.fibs import parse_fibs_board
+from engine.evaluator import Evaluator
+from engine.fibs import FibsBoard, parse_fibs_board
 from engine.notation import format_play
 from engine.search import best_play, evaluate_position
 
-TAKE_THRESHOLD = -0.5
+MONEY_LENGTH = 9999
+"""FIBS writes unlimited (money) sessions as match length 9999; 0 is read as money too."""
+
+
+def cube_for(fb: FibsBoard, doubler_view: bool) -> CubeInfo:
+    """The cube seen by the side that must act, or (doubler_view) by the side that doubled."""
+    mine, theirs = fb.scores()
+    money = fb.match_length <= 0 or fb.match_length >= MONEY_LENGTH
+    if doubler_view:
+        # The doubler had the cube: centred at 1, or its own.
+        owner = CENTRE if fb.cube == 1 else ME_OWNS
+        score = (0, 0) if money else (theirs, mine)
+        return CubeInfo(value=fb.cube, owner=owner, match_length=0 if money else fb.match_length, score=score)
+    owner = {-1: CENTRE, 0: ME_OWNS, 1: OPP_OWNS}[fb.cube_owner()]
+    if money:
+        return CubeInfo(value=fb.cube, owner=owner)
+    n = fb.match_length
+    crawford = (n - mine == 1 or n - theirs == 1) and not fb.did_crawford
+    if crawford:
+        return CubeInfo(match_length=n, score=(mine, theirs), crawford=True)
+    return CubeInfo(value=fb.cube, owner=owner, match_length=n, score=(mine, theirs))
 
 
 @dataclass
@@ -28,6 +50,7 @@ class ExternalBot:
 
     evaluator: Evaluator
     ply: int = 1
+    offer_doubles: bool = False
     plays: int = 0
     errors: int = 0
     cube_answers: int = 0
@@ -44,15 +67,25 @@ class ExternalBot:
         fb = parse_fibs_board(line)
         board = fb.position_board()
         if fb.doubled:
-            # The doubler is on roll: value the position from its side, then negate.
+            # The doubler is on roll: its cube decision tells the taker's best answer.
             self.cube_answers += 1
-            mine = -float(equity(evaluate_position(board[::-1].copy(), self.evaluator, self.ply)))
-            return "take" if mine >= TAKE_THRESHOLD else "drop"
+            decision = self._cube_decision(board[::-1].copy(), cube_for(fb, doubler_view=True))
+            return "drop" if decision.response == "pass" else decision.response
         d1, d2 = fb.dice()
         if d1 == 0:
+            may = fb.player_may_double if fb.decider_is_player else fb.opponent_may_double
+            if self.offer_doubles and may and self._cube_decision(board, cube_for(fb, doubler_view=False)).double:
+                self.cube_answers += 1
+                return "double"
             return "roll"
         self.plays += 1
         play = best_play(board, (d1, d2), self.evaluator, self.ply)
         if play is None:
             return ""
         return format_play(board, play.steps)
+
+    def _cube_decision(self, board, cube: CubeInfo):
+        """The cube decision of the side in row 0 of board, at the bot's ply."""
+        if self.ply == 2:
+            return cube_decision_2ply(board, self.evaluator, cube)
+        return cube_decision(evaluate_position(board, self.evaluator, 1), cube, cube_efficiency(board))

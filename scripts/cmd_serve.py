@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     host, port = parse_host_port(args.gnubg)
     if args.ply not in (1, 2):
         raise TdgammonError(f"--ply must be 1 or 2, got {args.ply}")
-    bot = ExternalBot(load_evaluator(args.model), ply=args.ply)
+    bot = ExternalBot(load_evaluator(args.model), ply=args.ply, offer_doubles=args.cube)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as srv:
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -92,6 +92,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", default=None, metavar="SPEC",
                         help="checkpoint path, pubeval or random (default models/default.pt)")
     parser.add_argument("--ply", type=int, default=1, help=PLY_HELP)
+    parser.add_argument("--cube", action="store_true",
+                        help="offer doubles too (engine.cube decisions); takes and drops always use engine.cube")
     parser.add_argument("--connections", type=int, default=0,
                         help="exit after this many gnubg connections (0 = serve forever)")
     parser.add_argument("--verbose", action="store_true",
