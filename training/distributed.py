@@ -19,6 +19,7 @@ the ActorLearner below takes the place of the Hogwild SelfPlay.
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any, Protocol
@@ -67,6 +68,9 @@ class ActorLearner:
         self.learned = learned
         self.scratch = Scratch(weights.hidden)
         self.restarts = 0
+        self.learn_seconds = 0.0  # wall time spent in the TD kernel (the rest is waiting for actors)
+        self.learn_cpu = 0.0      # CPU time of the learner's TD kernel
+        self.actor_cpu = 0.0      # CPU time the actors spent on the jobs learned
         self.lag_sum, self.lag_max, self.lag_n = 0.0, 0, 0
         self.published: dict[int, tuple[WeightArrays, Any]] = {}
         self.queue: deque[list[Any]] = deque()  # [job, actor, ticket]
@@ -136,14 +140,18 @@ class ActorLearner:
         offsets = self.front.offsets[first:first + take + 1]
         part = TrajectoryBatch(self.front.boards[offsets[0]:offsets[-1]], offsets - offsets[0],
                                job.version, job.start)
+        began, began_cpu = time.perf_counter(), time.thread_time()
         result = learn(self.weights.as_tuple(), part, self.config.lr_at(job.start), lam,
                        self.scratch)
+        self.learn_seconds += time.perf_counter() - began
+        self.learn_cpu += time.thread_time() - began_cpu
         lags = self.learned - job.version + np.arange(take)
         self.lag_sum += float(lags.sum())
         self.lag_n += take
         self.lag_max = max(self.lag_max, int(lags.max()))
         self.learned += take
         if self.learned == job.start + job.games:
+            self.actor_cpu += self.front.cpu_seconds
             self.queue.popleft()
             self.front = None
             K = self.config.staleness_games

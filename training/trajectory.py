@@ -31,7 +31,8 @@ class TrajectoryBatch:
     boards: np.ndarray    # (total moves, 2, 25) int8, chosen afterstates
     offsets: np.ndarray   # (games + 1,) int64
     version: int          # learner games count of the weights that chose the moves
-    job: int              # index of the job in the learning order
+    job: int              # first game index of the job in the learning order
+    cpu_seconds: float = 0.0  # CPU time the actor spent playing these games
 
     @property
     def games(self) -> int:
