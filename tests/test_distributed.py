@@ -272,3 +272,11 @@ def test_actor_options_need_an_actor_backend(tmp_path: Path) -> None:
                  "--actors", "2"])
     assert proc.returncode == 2 and "--backend local or ray" in proc.stderr
     assert proc.stderr.strip().count("\n") == 0
+
+
+@needs_ray
+def test_unreachable_ray_address_is_one_line_exit_2(tmp_path: Path) -> None:
+    proc = _cli(["train", "--config", "configs/smoke.toml", "--out", str(tmp_path / "r"),
+                 "--backend", "ray", "--ray-address", "127.0.0.1:1"])
+    assert proc.returncode == 2 and "cannot reach the Ray cluster at 127.0.0.1:1" in proc.stderr
+    assert proc.stderr.strip().count("\n") == 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import socket
 import time
 import traceback
 from dataclasses import dataclass
@@ -201,6 +202,19 @@ def import_ray() -> Any:
     return ray
 
 
+def _check_reachable(address: str | None) -> None:
+    """Refuse a HOST:PORT nobody listens on at once (ray.init would retry for minutes)."""
+    if address is None or address == "auto" or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ConfigError(f"--ray-address must be auto or HOST:PORT, got {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as err:
+        raise ConfigError(f"cannot reach the Ray cluster at {address}: {err.strerror or err}") from None
+
+
 class RayBackend:
     """Ray actors (one CPU each) in the cluster at `address`, or in a local one."""
 
@@ -219,6 +233,7 @@ class RayBackend:
     def start(self, hidden: int, seed: int) -> None:
         ray = self.ray
         if not ray.is_initialized():
+            _check_reachable(self.address)
             try:
                 ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
             except ConnectionError as err:
