@@ -221,7 +221,7 @@ def test_local_backend_learns_the_smoke_config(tmp_path: Path) -> None:
 # -- Ray ----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ray_cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 

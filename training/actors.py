@@ -235,7 +235,9 @@ class RayBackend:
         if not ray.is_initialized():
             _check_reachable(self.address)
             try:
-                ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+                # "local": a fresh cluster on this machine even if `ray start` runs one here.
+                ray.init(address=self.address or "local", include_dashboard=False,
+                         log_to_driver=False)
             except ConnectionError as err:
                 raise ConfigError(f"cannot reach the Ray cluster at {self.address}: {err}") from None
             self.started_ray = True
