@@ -119,7 +119,8 @@ def table() -> np.ndarray:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-                np.save(tmp, _TABLE)
+                with open(tmp, "wb") as fh:  # a file object: np.save would append ".npy" to a name
+                    np.save(fh, _TABLE)
                 os.replace(tmp, path)
             except OSError:
                 pass  # a read-only home only costs the rebuild next time

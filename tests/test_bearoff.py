@@ -105,3 +105,23 @@ def test_agrees_with_gnubg_bearoff_odds(tmp_path: Path) -> None:
         assert ours == pytest.approx(theirs[pid], abs=0.01), pid
         diffs.append(abs(ours - theirs[pid]))
     assert np.median(diffs) < 1e-3
+
+
+def test_table_is_cached_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = bearoff.table()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(bearoff, "_TABLE", None)
+    np.save(tmp_path / "unused.npy", np.zeros(1))  # the cache folder may hold other files
+    (tmp_path / "tdgammon").mkdir()
+    np.save(tmp_path / "tdgammon" / f"bearoff-v{bearoff.VERSION}.npy", built)
+    monkeypatch.setattr(bearoff, "_build", lambda *args: pytest.fail("rebuilt despite the cache"))
+    np.testing.assert_array_equal(bearoff.table(), built)
+
+
+def test_table_writes_its_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = bearoff.table()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(bearoff, "_TABLE", None)
+    monkeypatch.setattr(bearoff, "_build", lambda *args: (built, None))
+    bearoff.table()
+    assert sorted(p.name for p in (tmp_path / "tdgammon").iterdir()) == [f"bearoff-v{bearoff.VERSION}.npy"]
