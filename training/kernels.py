@@ -58,6 +58,33 @@ def roll_die(rng):
             return np.int64(z % np.uint64(6)) + 1
 
 
+# ------------------------------------------------------------------------ game steps
+@njit(cache=True, nogil=True)
+def start_game(board, rng):
+    """Set the starting position and return the opening roll (d1, d2), ties re-rolled."""
+    board[:, :] = 0
+    for side in range(2):
+        board[side, 23] = 2
+        board[side, 12] = 5
+        board[side, 7] = 3
+        board[side, 5] = 5
+    d1 = roll_die(rng)
+    d2 = roll_die(rng)
+    while d1 == d2:
+        d1 = roll_die(rng)
+        d2 = roll_die(rng)
+    return d1, d2
+
+
+@njit(cache=True, nogil=True)
+def swap_sides(board):
+    """Turn change in place: the next mover sees the board from its side."""
+    for i in range(25):
+        tmp = board[0, i]
+        board[0, i] = board[1, i]
+        board[1, i] = tmp
+
+
 # -------------------------------------------------------------------------- network
 @njit(cache=True, nogil=True, fastmath=True)
 def forward_sparse(w1, b1, w2, b2, idx, val, n_active, hidden, out):
@@ -243,21 +270,11 @@ def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
     cur = np.empty(N_OUT, dtype=np.float32)
     delta = np.empty(N_OUT, dtype=np.float32)
     for _ in range(n_games):
-        board[:, :] = 0
-        for side in range(2):
-            board[side, 23] = 2
-            board[side, 12] = 5
-            board[side, 7] = 3
-            board[side, 5] = 5
+        d1, d2 = start_game(board, rng)
         e_w1[:] = 0.0
         e_b1[:] = 0.0
         e_w2[:] = 0.0
         e_b2[:] = 0.0
-        d1 = roll_die(rng)
-        d2 = roll_die(rng)
-        while d1 == d2:
-            d1 = roll_die(rng)
-            d2 = roll_die(rng)
         turn = 0
         moves = 0
         while True:
@@ -277,11 +294,7 @@ def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
             add_gradient(w2, e_w1, e_b1, e_w2, e_b2, best_idx, best_val, m, best_hidden,
                          best_y, flipped)
             prev[:] = cur
-            # Turn change: the next mover sees the board from its side.
-            for i in range(25):
-                tmp = board[0, i]
-                board[0, i] = board[1, i]
-                board[1, i] = tmp
+            swap_sides(board)
             turn += 1
             d1 = roll_die(rng)
             d2 = roll_die(rng)
@@ -330,17 +343,7 @@ def play_benchmark(w1, b1, w2, b2, opponent, race_w, contact_w, n_games, rng, zo
     board = np.empty((2, 25), dtype=np.int8)
     x = np.empty(122, dtype=np.float64)
     for g in range(n_games):
-        board[:, :] = 0
-        for side in range(2):
-            board[side, 23] = 2
-            board[side, 12] = 5
-            board[side, 7] = 3
-            board[side, 5] = 5
-        d1 = roll_die(rng)
-        d2 = roll_die(rng)
-        while d1 == d2:
-            d1 = roll_die(rng)
-            d2 = roll_die(rng)
+        d1, d2 = start_game(board, rng)
         net_to_move = g % 2 == 0
         while True:
             if net_to_move:
@@ -362,10 +365,7 @@ def play_benchmark(w1, b1, w2, b2, opponent, race_w, contact_w, n_games, rng, zo
                 pts = 1.0 + y[1] + y[2]
                 points[g] = pts if net_to_move else -pts
                 break
-            for i in range(25):
-                tmp = board[0, i]
-                board[0, i] = board[1, i]
-                board[1, i] = tmp
+            swap_sides(board)
             net_to_move = not net_to_move
             d1 = roll_die(rng)
             d2 = roll_die(rng)

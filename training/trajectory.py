@@ -19,7 +19,7 @@ from engine.encoder import encode_sparse
 from engine.movegen import _ZOBRIST
 from training.kernels import (N_OUT, Scratch, add_gradient, apply_td_and_decay, choose_net,
                               fixed_view, forward_sparse, is_finished, outcome_vector,
-                              roll_die)
+                              roll_die, start_game, swap_sides)
 
 INITIAL_CAPACITY = 4096  # afterstates per call; doubled (and the call replayed) when too small
 
@@ -55,17 +55,7 @@ def play_games(w1, b1, w2, b2, n_games, epsilon, rng, zobrist, boards, steps, ha
     n = 0
     offsets[0] = 0
     for g in range(n_games):
-        board[:, :] = 0
-        for side in range(2):
-            board[side, 23] = 2
-            board[side, 12] = 5
-            board[side, 7] = 3
-            board[side, 5] = 5
-        d1 = roll_die(rng)
-        d2 = roll_die(rng)
-        while d1 == d2:
-            d1 = roll_die(rng)
-            d2 = roll_die(rng)
+        d1, d2 = start_game(board, rng)
         while True:
             m = choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashes,
                            zobrist, idx, val, hidden, y, best_hidden, best_idx, best_val, best_y)
@@ -75,10 +65,7 @@ def play_games(w1, b1, w2, b2, n_games, epsilon, rng, zobrist, boards, steps, ha
             n += 1
             if m < 0:
                 break
-            for i in range(25):
-                tmp = board[0, i]
-                board[0, i] = board[1, i]
-                board[1, i] = tmp
+            swap_sides(board)
             d1 = roll_die(rng)
             d2 = roll_die(rng)
         offsets[g + 1] = n
