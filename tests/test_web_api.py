@@ -202,7 +202,8 @@ def test_bear_off_through_the_tray_and_gammon_result():
     state = post(client, gid, "step", token, **{"from": 1, "to": 0}).json()
     assert state["steps_taken"][0]["die"] == 2       # the smaller die that fits
     state = post(client, gid, "confirm", token).json()
-    assert state["result"] == {"winner": "white", "points": 3, "kind": "backgammon", "resigned": False}
+    assert state["result"] == {"winner": "white", "points": 3, "kind": "backgammon", "resigned": False,
+                               "passed": False, "cube": 1}
 
 
 def test_resign_counts_a_single_game():

@@ -3,6 +3,10 @@
 Plays are ranked by engine.search.rank_plays (1-ply: every afterstate scored by the
 evaluator; 2-ply: the best candidates averaged over the opponent's 21 replies). Easy adds
 Gaussian noise to each play's equity before taking the best, as gnubg's weaker levels do.
+Cube actions (games "with cube") come from engine.cube_play.EvaluatorCubeDecider, the
+decider pit uses: Janowski's money cube at 1-ply for Easy and Medium, the 2-ply cube
+decision over the 21 rolls for Hard (about 0.1 ms and 75 ms a decision with the default
+model on this machine), without noise.
 """
 
 from __future__ import annotations
@@ -11,7 +15,10 @@ import random
 
 import numpy as np
 
+from engine.cube import CubeInfo
+from engine.cube_play import EvaluatorCubeDecider
 from engine.evaluator import Evaluator
+from engine.position import Position
 from engine.search import Play, rank_plays
 
 LEVELS = {"easy": (1, 0.15), "medium": (1, 0.0), "hard": (2, 0.0)}
@@ -41,6 +48,7 @@ class ComputerPlayer:
         self.level = level
         self.ply, self.noise = LEVELS[level]
         self.rng = rng or random.Random()
+        self.cube = EvaluatorCubeDecider(evaluator, self.ply)
 
     def choose(self, board: np.ndarray, d1: int, d2: int) -> Play | None:
         """The chosen play (engine.search.Play), or None when no play is legal."""
@@ -50,3 +58,11 @@ class ComputerPlayer:
         if self.noise <= 0:
             return plays[0]
         return max(plays, key=lambda p: p.equity + self.rng.gauss(0.0, self.noise))
+
+    def should_double(self, board: np.ndarray, cube: CubeInfo) -> bool:
+        """Double now? board and cube from the computer's view, on roll before rolling."""
+        return self.cube.should_double(Position(board), cube)
+
+    def accepts(self, board: np.ndarray, cube: CubeInfo) -> bool:
+        """Take a double? board and cube from the DOUBLER's view (the doubler on roll)."""
+        return self.cube.accepts(Position(board), cube)

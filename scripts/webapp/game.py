@@ -8,6 +8,13 @@ HTTP status and a plain message, raised before any state changes.
 
 The board is kept from White's view: row 0 = White, row 1 = Black, each row in its own
 numbering (engine.position's layout); the mover's view is that array or its row swap.
+
+A game "with cube" is money play with the doubling cube (centred at 1, Jacoby and
+beavers off): before rolling, the side on turn that holds the cube (centred or its own)
+may double; the game then waits in phase "doubled" (turn stays with the doubler) until
+the opponent takes (the cube doubles and goes to the taker; the doubler rolls) or passes
+(the doubler wins the cube's value before the double). Every result, resignation
+included, is multiplied by the cube value. The computer's cube actions are engine.cube's.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.cube import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo
 from engine.notation import format_play
 from engine.position import Position, game_result
 from scripts.webapp.computer import ComputerPlayer
@@ -84,6 +92,8 @@ class Snapshot:
     turn: int
     dice: tuple[int, int]
     log_len: int
+    cube_value: int = 1
+    cube_owner: int | None = None
 
 
 @dataclass
@@ -98,7 +108,7 @@ class Game:
     """One game; every public method takes the lock, checks, then changes state."""
 
     def __init__(self, game_id: str, mode: str, dice, computer: ComputerPlayer | None = None,
-                 human: int = WHITE, disconnect_timeout: float = 120.0) -> None:
+                 human: int = WHITE, disconnect_timeout: float = 120.0, cube: bool = False) -> None:
         if mode not in MODES:
             raise GameError(400, f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if mode == "computer" and computer is None:
@@ -123,6 +133,9 @@ class Game:
         self.opening: tuple[int, int] | None = None
         self.history: list[Snapshot] = []
         self.rematch_id: str | None = None
+        self.cube_enabled = bool(cube)
+        self.cube_value = 1
+        self.cube_owner: int | None = None     # None: centred; else the seat that owns it
         self.swap_tokens: dict[str, str] = {}   # old game's token -> this rematch's token
         self.host = human
         token = secrets.token_urlsafe(18)
@@ -168,7 +181,95 @@ class Game:
             "roll": "the dice have not been rolled yet",
             "move": "the dice are rolled: move or confirm first",
             "over": "the game is over",
+            "doubled": f"{COLORS[self.turn].capitalize() if self.turn is not None else ''} has doubled: "
+                       "the double must be taken or passed first",
         }[self.phase]
+
+    # ----- the cube ------------------------------------------------------------------
+
+    def cube_info(self, side: int) -> CubeInfo:
+        """The cube seen by `side` (money play, Jacoby and beavers off), for engine.cube."""
+        if self.cube_owner is None:
+            owner = CENTRE
+        else:
+            owner = ME_OWNS if self.cube_owner == side else OPP_OWNS
+        return CubeInfo(value=self.cube_value, owner=owner)
+
+    def _double_refusal(self, side: int) -> str | None:
+        """Why `side` may not double now (None when it may): the rules, ownership aside from turn."""
+        if not self.cube_enabled:
+            return "this game is played without the cube"
+        if self.phase == "move":
+            return "you may double only before rolling the dice"
+        if self.phase != "roll":
+            return self._phase_refusal()
+        if self.turn != side:
+            return f"it is {COLORS[self.turn]}'s turn, not yours"
+        if self.cube_owner is not None and self.cube_owner != side:
+            return f"{COLORS[self.cube_owner].capitalize()} owns the cube: only its owner may redouble"
+        if not self.cube_info(side).may_double():
+            return f"the cube is at its maximum ({self.cube_value})"
+        return None
+
+    def double(self, token: str | None) -> None:
+        """Offer the cube at twice its value, before rolling; the opponent must take or pass."""
+        with self.lock:
+            seats = self._require_token(token)
+            if not self.cube_enabled:
+                raise GameError(409, "this game is played without the cube")
+            side = self.turn if self.turn in seats else seats[0]
+            why = self._double_refusal(side)
+            if why:
+                raise GameError(409, why)
+            self._offer_double(side)
+            self._run_computer()
+            self._changed()
+
+    def _offer_double(self, side: int) -> None:
+        self.phase = "doubled"
+        self._log(side, None, "", f"{COLORS[side].capitalize()} doubles to {2 * self.cube_value}", cube="double")
+
+    def _require_answer(self, token: str | None) -> int:
+        """The seat that answers the pending double, if this token holds it."""
+        seats = self._require_token(token)
+        if self.phase != "doubled":
+            why = "the game is over" if self.phase == "over" else "nobody has doubled"
+            raise GameError(409, f"no double is pending: {why}")
+        responder = 1 - self.turn
+        if responder not in seats:
+            raise GameError(409, f"you offered the double: {COLORS[responder].capitalize()} takes or passes")
+        return responder
+
+    def take(self, token: str | None) -> None:
+        """Accept the pending double: the cube doubles and goes to the taker; the doubler rolls."""
+        with self.lock:
+            responder = self._require_answer(token)
+            self._accept(responder)
+            self._run_computer()
+            self._changed()
+
+    def drop(self, token: str | None) -> None:
+        """Pass (drop) the pending double: the doubler wins the cube's value before the double."""
+        with self.lock:
+            responder = self._require_answer(token)
+            self._decline(responder)
+            self._changed()
+
+    def _accept(self, responder: int) -> None:
+        self.cube_value *= 2
+        self.cube_owner = responder
+        self.phase = "roll"
+        name = COLORS[responder].capitalize()
+        self._log(responder, None, "", f"{name} takes: the cube is at {self.cube_value}, {name} owns it", cube="take")
+
+    def _decline(self, responder: int) -> None:
+        winner = 1 - responder
+        points = self.cube_value
+        self.phase = "over"
+        self.result = {"winner": COLORS[winner], "points": points, "kind": "double passed",
+                       "resigned": False, "passed": True, "cube": self.cube_value}
+        self._log(responder, None, "", f"{COLORS[responder].capitalize()} passes: "
+                                      f"{COLORS[winner].capitalize()} wins {_points(points)}", cube="pass")
 
     # ----- board views ---------------------------------------------------------------
 
@@ -237,7 +338,8 @@ class Game:
         self.planner = TurnPlanner(self.mover_board(side), *dice)
         self.phase = "move"
         if self.seats[side].kind == "human" and self.planner.n_steps > 0:
-            self.history.append(Snapshot(self.board.copy(), side, dice, len(self.log)))
+            self.history.append(Snapshot(self.board.copy(), side, dice, len(self.log),
+                                         self.cube_value, self.cube_owner))
 
     def step(self, token: str | None, src_point: int, dst_point: int, die: int | None = None) -> None:
         """Move one checker from src_point to dst_point (mover's numbering, 25 = bar, 0 = off)."""
@@ -291,21 +393,38 @@ class Game:
         self.planner = None
         points = game_result(self.mover_board(side))
         if points:
+            kind = RESULT_NAMES[abs(points)]
+            total = abs(points) * self.cube_value
             self.phase = "over"
-            self.result = {"winner": COLORS[side], "points": abs(points),
-                           "kind": RESULT_NAMES[abs(points)], "resigned": False}
-            self._log(None, None, "", f"{name} wins a {RESULT_NAMES[abs(points)]} ({abs(points)} point"
-                                     f"{'s' if abs(points) > 1 else ''})")
+            self.result = {"winner": COLORS[side], "points": total, "kind": kind, "resigned": False,
+                           "passed": False, "cube": self.cube_value}
+            cube = f" with the cube at {self.cube_value}" if self.cube_value > 1 else ""
+            self._log(None, None, "", f"{name} wins a {kind}{cube} ({_points(total)})")
         else:
             self.turn = 1 - side
             self.phase = "roll"
             self.dice = None
 
     def _run_computer(self) -> None:
-        """Let a computer seat roll and play until a human has to act or the game ends."""
-        while self.phase in ("roll", "move") and self.seats[self.turn].kind == "computer":
+        """Let a computer seat answer doubles, double, roll and play until a human has to act."""
+        while True:
+            if self.phase == "doubled":
+                doubler = self.turn
+                if self.seats[1 - doubler].kind != "computer":
+                    return
+                if self.computer.accepts(self.mover_board(doubler), self.cube_info(doubler)):
+                    self._accept(1 - doubler)
+                else:
+                    self._decline(1 - doubler)
+                continue
+            if self.phase not in ("roll", "move") or self.seats[self.turn].kind != "computer":
+                return
             side = self.turn
             if self.phase == "roll":
+                if (self._double_refusal(side) is None
+                        and self.computer.should_double(self.mover_board(side), self.cube_info(side))):
+                    self._offer_double(side)
+                    continue
                 self._begin_turn(side, self._roll_pair())
             self.taken = []
             choice = self.computer.choose(self.mover_board(side), *self.dice)
@@ -321,14 +440,19 @@ class Game:
             self._require_token(token)
             if self.mode == "friend":
                 raise GameError(409, "undo move is not available in a game against a friend")
+            if self.phase == "doubled":
+                raise GameError(409, "a double is pending: it must be taken or passed first")
             if self.phase not in ("roll", "over"):
                 raise GameError(409, "undo move is not available between the roll and the confirm: use undo step")
             if self.result is not None and self.result.get("resigned"):
                 raise GameError(409, "the game was resigned")
+            if self.result is not None and self.result.get("passed"):
+                raise GameError(409, "the double was passed: the game is over")
             if not self.history:
                 raise GameError(409, "there is no move to undo")
             snap = self.history[-1]
             self.board = snap.board.copy()
+            self.cube_value, self.cube_owner = snap.cube_value, snap.cube_owner
             self.turn = snap.turn
             self.dice = snap.dice
             self.planner = TurnPlanner(self.mover_board(snap.turn), *snap.dice)
@@ -340,21 +464,24 @@ class Game:
             self._changed()
 
     def resign(self, token: str | None) -> None:
-        """The resigning side loses a single game (1 point)."""
+        """The resigning side loses a single game: 1 point times the cube value."""
         with self.lock:
             seats = self._require_token(token)
             if self.phase in ("over", "waiting"):
                 raise GameError(409, self._phase_refusal())
-            loser = self.turn if self.turn in seats else seats[0]
+            acting = 1 - self.turn if self.phase == "doubled" else self.turn
+            loser = acting if acting in seats else seats[0]
             if self.turn is None and len(seats) == 2:
                 loser = WHITE
             winner = 1 - loser
             self.phase = "over"
             self.planner = None
             self.taken = []
-            self.result = {"winner": COLORS[winner], "points": 1, "kind": RESULT_NAMES[1], "resigned": True}
+            points = self.cube_value
+            self.result = {"winner": COLORS[winner], "points": points, "kind": RESULT_NAMES[1], "resigned": True,
+                           "passed": False, "cube": self.cube_value}
             self._log(None, None, "", f"{COLORS[loser].capitalize()} resigns: "
-                                     f"{COLORS[winner].capitalize()} wins 1 point")
+                                     f"{COLORS[winner].capitalize()} wins {_points(points)}")
             self._changed()
 
     def opponent_absent_for(self, seat: int) -> float:
@@ -400,9 +527,10 @@ class Game:
 
     # ----- bookkeeping ---------------------------------------------------------------
 
-    def _log(self, side: int | None, dice, move: str, text: str) -> None:
+    def _log(self, side: int | None, dice, move: str, text: str, cube: str | None = None) -> None:
+        """One log line; `cube` names a cube action ("double", "take", "pass") for the live region."""
         self.log.append({"side": None if side is None else COLORS[side],
-                         "dice": list(dice) if dice else None, "move": move, "text": text})
+                         "dice": list(dice) if dice else None, "move": move, "text": text, "cube": cube})
 
     def _changed(self) -> None:
         self.version += 1
@@ -414,11 +542,20 @@ class Game:
             return "Roll to decide who moves first"
         if self.phase == "over":
             r = self.result
-            how = "by resignation" if r["resigned"] else f"a {r['kind']}"
-            return f"{r['winner'].capitalize()} wins {how}: {r['points']} point{'s' if r['points'] > 1 else ''}"
+            if r["resigned"]:
+                how = " by resignation"
+            elif r["passed"]:
+                loser = "Black" if r["winner"] == "white" else "White"
+                how = f": {loser} passed the double"
+            else:
+                how = f" a {r['kind']}" + (f" with the cube at {r['cube']}" if r["cube"] > 1 else "")
+            return f"{r['winner'].capitalize()} wins{how}: {_points(r['points'])}"
         name = COLORS[self.turn].capitalize()
+        if self.phase == "doubled":
+            return (f"{name} doubles to {2 * self.cube_value}: "
+                    f"{COLORS[1 - self.turn].capitalize()} to take or pass")
         if self.phase == "roll":
-            return f"{name} to roll"
+            return f"{name} to roll" + (" or double" if self._double_refusal(self.turn) is None else "")
         dice = f"{self.dice[0]}-{self.dice[1]}"
         if self.planner.n_steps == 0:
             return f"{name} rolled {dice}: no legal play. Confirm to pass the turn"
@@ -445,6 +582,8 @@ class Game:
             if self.phase == "move" and complete:
                 steps_left = []
             on_roll = self.turn if self.turn is not None else WHITE
+            doubled = self.phase == "doubled"
+            answering = doubled and (1 - self.turn) in you
             mover_pos = pos if on_roll == WHITE else pos.swap()
             return {
                 "game_id": self.id,
@@ -475,7 +614,15 @@ class Game:
                 "can_undo_step": acting and bool(self.taken),
                 "can_undo_move": bool(you) and self.mode != "friend" and self.phase in ("roll", "over")
                                  and bool(self.history)
-                                 and not (self.result is not None and self.result.get("resigned")),
+                                 and not (self.result is not None
+                                          and (self.result.get("resigned") or self.result.get("passed"))),
+                "cube": {"enabled": self.cube_enabled, "value": self.cube_value,
+                         "owner": None if self.cube_owner is None else COLORS[self.cube_owner],
+                         "offered_by": COLORS[self.turn] if doubled else None,
+                         "offered_value": 2 * self.cube_value if doubled else None},
+                "can_double": self.turn in you and self._double_refusal(self.turn) is None,
+                "can_take": answering,
+                "can_pass": answering,
                 "can_resign": bool(you) and self.phase not in ("over", "waiting"),
                 "can_take_over": (self.mode == "friend" and self.host in you and self.phase not in ("over", "waiting")
                                   and self.opponent_absent_for(self.host) >= self.disconnect_timeout),
@@ -484,6 +631,10 @@ class Game:
                 "result": self.result,
                 "rematch_id": self.rematch_id,
             }
+
+
+def _points(n: int) -> str:
+    return f"{n} point{'s' if n != 1 else ''}"
 
 
 def _step_json(step: Step) -> dict:

@@ -40,6 +40,8 @@ class NewGame(BaseModel):
     level: str = Field("medium", description="computer strength: 'easy' (1-ply with noise), "
                                              "'medium' (1-ply) or 'hard' (2-ply over the 21 rolls)")
     color: str = Field("white", description="your colour: 'white' or 'black' (vs computer and friend)")
+    cube: bool = Field(False, description="play with the doubling cube: money play, cube centred at 1, "
+                                          "Jacoby and beavers off; results count the cube value")
 
 
 class TokenBody(BaseModel):
@@ -133,10 +135,10 @@ def create_app(evaluator: Evaluator, dice_factory: Callable[[], object] = Crypto
             parts.append(f"{where}: {e.get('msg')}")
         return JSONResponse({"error": "bad request: " + "; ".join(parts)}, status_code=422)
 
-    def new_game(mode: str, level: str, color: str) -> Game:
+    def new_game(mode: str, level: str, color: str, cube: bool = False) -> Game:
         human = color_index(color)
         player = computer(level) if mode == "computer" else None
-        game = Game(secrets.token_urlsafe(9), mode, dice_factory(), player, human, disconnect_timeout)
+        game = Game(secrets.token_urlsafe(9), mode, dice_factory(), player, human, disconnect_timeout, cube)
         hub.add(game)
         return game
 
@@ -151,7 +153,7 @@ def create_app(evaluator: Evaluator, dice_factory: Callable[[], object] = Crypto
     @app.post("/api/games", summary="Start a game", tags=["games"])
     async def create_game(body: NewGame) -> dict:
         """Returns the game id, your seat token (keep it secret) and the state."""
-        game = new_game(body.mode, body.level, body.color)
+        game = new_game(body.mode, body.level, body.color, body.cube)
         return {"game_id": game.id, "token": game.creator_token, "state": game.state(game.creator_token)}
 
     @app.get("/api/games/{game_id}", summary="The state of a game", tags=["games"])
@@ -168,19 +170,30 @@ def create_app(evaluator: Evaluator, dice_factory: Callable[[], object] = Crypto
         await hub.broadcast(game)
         return {"game_id": game.id, "token": token, "seat": COLORS[seat], "state": game.state(token)}
 
-    def action(name: str, summary: str, method: str) -> None:
+    def action(name: str, summary: str, method: str, tag: str = "games", doc: str | None = None) -> None:
         async def handler(game_id: str, body: TokenBody) -> dict:
             game = hub.get(game_id)
             await act(game, lambda: getattr(game, method)(body.token))
             return game.state(body.token)
         handler.__name__ = name.replace("-", "_")
-        app.post(f"/api/games/{{game_id}}/{name}", summary=summary, tags=["games"])(handler)
+        handler.__doc__ = doc
+        app.post(f"/api/games/{{game_id}}/{name}", summary=summary, tags=[tag])(handler)
 
     action("roll", "Roll the dice (or the opening roll)", "roll")
     action("undo-step", "Take back the last step of the move in progress", "undo_step")
     action("confirm", "End the turn with the steps played", "confirm")
     action("undo-move", "Back to the start of your last move, dice kept (not vs a friend)", "undo_move")
-    action("resign", "Resign: the opponent wins a single game", "resign")
+    action("resign", "Resign: the opponent wins a single game (times the cube value)", "resign")
+    action("double", "Double (games with cube): offer the cube at twice its value", "double", "cube",
+           "Only before rolling, by the side on turn, when the cube is centred or its own. The game "
+           "then waits in phase 'doubled' for the opponent's take or pass (the computer answers at "
+           "once). 409 in a cubeless game, after rolling, when the opponent owns the cube, or "
+           "when it is not your turn.")
+    action("take", "Take the pending double: the cube doubles and is yours", "take", "cube",
+           "The doubler then rolls. 409 when no double is pending or you are the doubler.")
+    action("pass", "Pass the pending double: the doubler wins the cube's value", "drop", "cube",
+           "Ends the game; the result has 'passed': true and 'points' = the cube value before "
+           "the double. 409 when no double is pending or you are the doubler.")
 
     @app.post("/api/games/{game_id}/step", summary="Move one checker by one die", tags=["games"])
     async def step(game_id: str, body: StepBody) -> dict:
@@ -209,7 +222,7 @@ def create_app(evaluator: Evaluator, dice_factory: Callable[[], object] = Crypto
             if game.rematch_id is None or game.rematch_id not in hub.games:
                 new = Game(secrets.token_urlsafe(9), game.mode, dice_factory(),
                            computer(game.level) if game.mode == "computer" else None,
-                           1 - game.host, disconnect_timeout)
+                           1 - game.host, disconnect_timeout, game.cube_enabled)
                 if game.mode == "friend":
                     new.seats[game.host].token = secrets.token_urlsafe(18)
                     new.phase = "opening"
