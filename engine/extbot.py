@@ -3,16 +3,26 @@
 gnubg (`set player N external HOST:PORT`) sends a `board:` line for each decision of that
 player and reads one line back: a play in gnubg notation when the dice are rolled (an empty
 line when the roll cannot be played), `roll` (or `double`, when offer_doubles is on) before
-rolling, and `take` or `drop` when doubled (never `beaver`; with offer_doubles, tell gnubg `set beavers 0`: a
-beaver by gnubg stalls the protocol). Cube actions come from engine.cube (cubeful Janowski equity, money or
-match play from the board line's match length, score, cube and may-double flags, Crawford
-from the did-Crawford flag) at the bot's ply; see `cube_for`. Anything unreadable gets
-`Error: ...` back, which gnubg prints, and the bot keeps serving.
+rolling, and `take` or `drop` when doubled (the bot never beavers). Cube actions come from
+engine.cube (cubeful Janowski equity, money or match play from the board line's match length,
+score, cube and may-double flags, Crawford from the did-Crawford flag) at the bot's ply; see
+`cube_for`. Anything unreadable gets `Error: ...` back, which gnubg prints, and the bot keeps
+serving.
+
+Beavers (money play, offer_doubles): when gnubg beavers our double it sends our side a line
+with the decision back on us (engine.fibs.FibsBoard.beavered): the cube already at the
+beavered value, owned by gnubg. gnubg reads `take` (the cube doubles once more and stays
+with gnubg; we roll) or `drop` (we lose the beavered value) or `beaver`/`redouble` (a
+raccoon). The bot answers as gnubg's own player does: it values the beaver as its own double
+of the beavered cube and takes unless taking loses more than dropping (Double/Take below -1,
+normalised). gnubg 1.07 then pauses: its external-player code (play.c, ComputerTurn) reports
+"no progress" when a take leaves the turn with the external player, so a `play` command
+resumes the game (a script sends `play` after each `new game`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.cube import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision, cube_decision_2ply, cube_efficiency
 from engine.errors import TdgammonError
@@ -66,6 +76,11 @@ class ExternalBot:
     def _respond(self, line: str) -> str:
         fb = parse_fibs_board(line)
         board = fb.position_board()
+        if fb.beavered:
+            # Our double was beavered: our own double of the beavered cube, taken, is what accepting gives us.
+            self.cube_answers += 1
+            cube = replace(cube_for(fb, doubler_view=False), owner=ME_OWNS)
+            return "drop" if self._cube_decision(board, cube).double_take < -1.0 else "take"
         if fb.doubled:
             # The doubler is on roll: its cube decision tells the taker's best answer.
             self.cube_answers += 1

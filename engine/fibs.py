@@ -13,7 +13,8 @@ Board values: a positive count belongs to colour +1 (X), a negative one to colou
 point p is index p (home index 0, bar index 25); +1 means your point p is index 25 - p
 (home 25, bar 0). The opponent moves the other way. `turn` is the colour on roll (0 when
 the game is over). gnubg marks a pending double with was-doubled != 0; the decision then
-belongs to the side NOT on turn (gnubg's ProcessFIBSBoardInfo does the same). gnubg writes
+belongs to the side NOT on turn (gnubg's ProcessFIBSBoardInfo does the same), except after
+a beaver (see `FibsBoard.beavered`), when it is back with the doubler, who is on turn. gnubg writes
 the board from player 1's side (colour 1, direction -1) for both seats and a NUL byte
 after each line; both are handled here.
 """
@@ -66,13 +67,32 @@ class FibsBoard:
 
     @property
     def doubled(self) -> bool:
-        """A double is pending: the side not on turn must take or drop."""
+        """A double is pending: the doubled side (or, after a beaver, the doubler) must answer."""
         return self.was_doubled != 0
+
+    def owner_colour(self) -> int:
+        """The colour that owns the cube (from the may-double flags), 0 when it is centred."""
+        if bool(self.player_may_double) == bool(self.opponent_may_double):
+            return 0
+        return self.colour if self.player_may_double else -self.colour
+
+    @property
+    def beavered(self) -> bool:
+        """The side on turn doubled and the other side beavered: the doubler must take or drop.
+
+        gnubg (play.c, MOVE_DOUBLE while a double is pending) doubles the cube value again,
+        gives the cube to the beaverer and hands the decision back to the doubler, who is
+        still the side on turn; the line then has was-doubled set, the cube field at the
+        beavered value and the may-double flags showing the cube on the side NOT on turn.
+        A plain double never looks like that (the doubler owned the cube or it was centred;
+        FIBS clears both flags). A raccoon would too, but our bot never beavers.
+        """
+        return self.doubled and self.turn in (1, -1) and self.owner_colour() == -self.turn
 
     @property
     def decider(self) -> int:
-        """The colour that must act now: the side on turn, or the doubled side."""
-        return -self.turn if self.doubled else self.turn
+        """The colour that must act now: the side on turn, the doubled side, or after a beaver the doubler."""
+        return -self.turn if self.doubled and not self.beavered else self.turn
 
     @property
     def decider_is_player(self) -> bool:
@@ -121,11 +141,10 @@ class FibsBoard:
 
     def cube_owner(self) -> int:
         """-1 centred, 0 the decider owns the cube, 1 the other side does (from may-double flags)."""
-        mine, theirs = ((self.player_may_double, self.opponent_may_double) if self.decider_is_player
-                        else (self.opponent_may_double, self.player_may_double))
-        if bool(mine) == bool(theirs):
+        owner = self.owner_colour()
+        if owner == 0:
             return -1
-        return 0 if mine else 1
+        return 0 if owner == self.decider else 1
 
     def to_line(self) -> str:
         """The board line again, field for field (no trailing newline)."""

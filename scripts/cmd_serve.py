@@ -93,7 +93,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="checkpoint path, pubeval or random (default models/default.pt)")
     parser.add_argument("--ply", type=int, default=1, help=PLY_HELP)
     parser.add_argument("--cube", action="store_true",
-                        help="offer doubles too (engine.cube decisions); takes and drops always use engine.cube")
+                        help="offer doubles too (engine.cube decisions); takes and drops always use engine.cube. "
+                             "A beaver by gnubg is taken or dropped by engine.cube; gnubg 1.07 then "
+                             "pauses until its `play` command")
     parser.add_argument("--connections", type=int, default=0,
                         help="exit after this many gnubg connections (0 = serve forever)")
     parser.add_argument("--verbose", action="store_true",

@@ -122,3 +122,32 @@ def test_malformed_lines_raise(bad):
 
 def test_nul_bytes_from_gnubg_are_ignored():
     assert parse_fibs_board("\x00" + SEAT1_BAR + "\n\x00").turn == 1
+
+
+# Recorded from gnubg 1.07 with `set beavers 3`: our double (cube 1, centred) beavered by gnubg.
+# Seat 0 (our side O, colour -1) and seat 1 (X, colour 1); turn is still the doubler's colour.
+SEAT0_DOUBLE_OFFERED = ("board:gnubg:root:0:0:0:0:-2:0:0:0:0:5:0:4:0:0:0:-5:4:0:0:0:-3:0:-5:0:0:1:0:1:0"
+                        ":-1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
+SEAT0_BEAVERED = ("board:gnubg:root:0:0:0:0:-2:0:0:0:0:5:0:4:0:0:0:-5:4:0:0:0:-3:0:-5:0:0:1:0:1:0"
+                  ":-1:0:0:0:0:2:1:0:1:1:-1:0:25:0:0:0:0:0:0:0:1")
+SEAT1_BEAVERED = ("board:gnubg:root:0:0:0:0:-1:0:0:-1:0:5:0:3:0:0:0:-4:5:0:0:-1:-3:0:-5:0:0:0:0:2:0"
+                  ":1:0:0:0:0:2:0:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")
+
+
+def test_a_beaver_hands_the_decision_back_to_the_doubler():
+    before = parse_fibs_board(SEAT0_DOUBLE_OFFERED)
+    fb = parse_fibs_board(SEAT0_BEAVERED)
+    assert fb.doubled and fb.beavered and not before.beavered
+    assert fb.decider == -1 and fb.cube == 2            # we (O) doubled; the cube is at the beavered value
+    assert fb.cube_owner() == 1                          # the beaverer holds it
+    assert fb.dice() == (0, 0)
+    assert (fb.position_board() == before.position_board()).all()   # our board, as when we doubled
+    fb1 = parse_fibs_board(SEAT1_BEAVERED)
+    assert fb1.beavered and fb1.decider == 1 and fb1.decider_is_player and fb1.cube_owner() == 1
+
+
+def test_a_plain_double_is_not_a_beaver():
+    for line in (SEAT1_DOUBLED, SEAT0_DOUBLE_OFFERED, SEAT1_ROLL):
+        assert not parse_fibs_board(line).beavered
+    fb = parse_fibs_board(SEAT1_DOUBLED)
+    assert fb.decider == -fb.turn

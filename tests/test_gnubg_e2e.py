@@ -126,3 +126,69 @@ def test_pit_against_gnubg_and_import_the_games(tmp_path, capsys):
     n_games, a_wins = (int(x) for x in line.split()[1:])
     assert n_games == GAMES
     assert a_wins == round(result["win_rate"] * GAMES)     # X = A, the left column
+
+
+class AlwaysDoubles:
+    """Evaluator: the side that just moved wins 20%, so our bot doubles whenever it may
+    (gnubg then beavers when it is the favourite) and plays the first legal play."""
+
+    name = "always-doubles"
+
+    def evaluate(self, afterstates):
+        return np.tile([0.2, 0.0, 0.0, 0.0, 0.0], (len(afterstates), 1))
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_gnubg_beavers_our_doubles_and_the_games_go_on(seat):
+    """Beavers on: every beaver is answered (take/drop by engine.cube) and every game finishes.
+
+    gnubg 1.07 pauses after an external player takes a beaver (the turn stays with it), so
+    the script sends `play` lines after each new game; a spare `play` only prints "No game".
+    """
+    games = 4
+    bot = LoggingBot()
+    bot.evaluator, bot.offer_doubles = AlwaysDoubles(), True
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+
+    def serve():
+        conn, _ = srv.accept()
+        with conn:
+            serve_connection(conn, bot)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    other = 1 - seat
+    resume = ["play"] * 4
+    commands = [
+        "set display off", "set jacoby off", "set automatic game off", "set beavers 3",
+        "set rng mersenne", "set seed 11",
+        f"set player {seat} external localhost:{port}", f"set player {other} gnubg",
+        f"set player {other} chequerplay evaluation plies 0",
+        f"set player {other} cubedecision evaluation plies 0",
+        "new session", *resume, *(["new game", *resume] * (games - 1)), "show score",
+    ]
+    proc = subprocess.run([GNUBG, "-t", "-q"], input="\n".join(commands) + "\n",
+                          capture_output=True, text=True, timeout=600)
+    thread.join(timeout=30)
+    srv.close()
+    out = proc.stdout
+    finished = [l for l in out.splitlines() if " wins " in l and "point" in l]
+    assert len(finished) == games, out[-2000:]
+    for bad in ("Error", "Warning", "badly formed", "Connection refused", "cube must have been offered"):
+        assert bad not in out
+    assert bot.errors == 0
+    check_log(bot.log)
+    beavers = [i for i, (line, _) in enumerate(bot.log) if parse_fibs_board(line).beavered]
+    assert beavers, "gnubg never beavered"
+    for i in beavers:
+        line, answer = bot.log[i]
+        fb = parse_fibs_board(line)
+        assert answer in ("take", "drop")
+        if answer == "take" and i + 1 < len(bot.log):
+            nxt = parse_fibs_board(bot.log[i + 1][0])
+            # The game went on: our next decision has the cube doubled again, on gnubg's side.
+            assert nxt.cube == 2 * fb.cube and nxt.decider == fb.decider and nxt.cube_owner() == 1
+    assert any(answer == "take" for _, answer in (bot.log[i] for i in beavers))
