@@ -24,6 +24,7 @@ from engine.dice import opening_roll, roll
 from engine.evaluator import Evaluator
 from engine.game import Player
 from engine.notation import play_list
+from engine.pit import GameResult, seat_pit_game
 from engine.position import Position
 from engine.search import evaluate_position
 
@@ -70,6 +71,14 @@ class CubeGameRecord:
     dropped: bool = False
     doubles: int = 0
     turns: int = 0
+
+    @property
+    def kind(self) -> int:
+        """The game's own result from player 0's view, cube aside: +-1 single (a pass too),
+        +-2 gammon, +-3 backgammon (counted even when the Jacoby rule scores it as 1), 0 cut off."""
+        if self.result:
+            return self.result
+        return (1 if self.points > 0 else -1) if self.dropped else 0
 
 
 def _view(cube0: CubeInfo, side: int) -> CubeInfo:
@@ -155,22 +164,18 @@ def play_match(player0: Player, player1: Player, decider0: CubeDecider, decider1
 def play_cube_pit_game(player_a, player_b, seed: int, index: int, duplicate: bool, match_length: int = 0):
     """Game (or, with match_length, match) `index` of a pit with the cube, as engine.pit's GameResult.
 
-    Seeding and side assignment are engine.pit.play_pit_game's (A is side 0 in even games
-    of a duplicate pair). Money: points are A's, cube included. Match: +1 when A wins the
-    match, -1 when B does (0 if a game was cut off).
+    Seated by engine.pit.seat_pit_game, as cubeless pit games (A is side 0 in even games of
+    a duplicate pair). Money: points are A's, cube included. Match: +1 when A wins the
+    match, -1 when B does (0 if a game was cut off). kinds: every game's own result kind.
     """
-    from engine.pit import GameResult, reseed
-
-    pair = index // 2 if duplicate else index
-    a_first = index % 2 == 0 if duplicate else True
-    for k, player in enumerate((player_a, player_b)):
-        reseed(player, [seed, index, k, 7])
-    rng = np.random.default_rng([seed, pair])
-    players = (player_a, player_b) if a_first else (player_b, player_a)
+    seat = seat_pit_game(player_a, player_b, seed, index, duplicate)
+    players = seat.players
     deciders = tuple(EvaluatorCubeDecider(p.evaluator, p.ply) for p in players)
     if match_length:
-        m = play_match(players[0], players[1], deciders[0], deciders[1], rng, match_length)
+        m = play_match(players[0], players[1], deciders[0], deciders[1], seat.rng, match_length)
         points = 0 if m.winner < 0 else (1 if m.winner == 0 else -1)
+        games = m.games
     else:
-        points = play_cube_game(players[0], players[1], deciders[0], deciders[1], rng).points
-    return GameResult(index, points if a_first else -points, None)
+        game = play_cube_game(players[0], players[1], deciders[0], deciders[1], seat.rng)
+        points, games = game.points, [game]
+    return GameResult(index, seat.for_a(points), None, tuple(seat.for_a(g.kind) for g in games))

@@ -173,27 +173,67 @@ def to_mat_game(record: GameRecord, a_is_side0: bool) -> MatGame:
 
 @dataclass
 class GameResult:
+    """One pit unit (a game, or a match with --match), from A's view.
+
+    points: signed, A's points (the cube included), or +-1 for a match won or lost.
+    kinds: each game's own result, signed from A's view, whatever the cube made of it:
+    1 single game (a pass counts as a single game for the doubler), 2 gammon, 3 backgammon,
+    0 cut off. Empty means the points are the result (a cubeless game).
+    """
+
     index: int          # game number; pair = index // 2 when duplicate
     points: int         # signed, from A's view
     mat: MatGame | None = None
+    kinds: tuple[int, ...] = ()
+
+    @property
+    def game_kinds(self) -> tuple[int, ...]:
+        return self.kinds if self.kinds else (self.points,)
 
 
-def play_pit_game(player_a, player_b, seed: int, index: int, duplicate: bool,
-                  keep_record: bool = False) -> GameResult:
-    """Game `index` of a pit: A is side 0 in even games of a duplicate pair, side 1 in odd ones."""
+@dataclass(frozen=True)
+class PitSeating:
+    """Game `index` of a pit: its two players in seat order, its dice, and whether A sits first."""
+
+    players: tuple
+    rng: np.random.Generator
+    a_first: bool
+
+    def for_a(self, value: int) -> int:
+        """A signed result of side 0 seen from A."""
+        return value if self.a_first else -value
+
+
+def seat_pit_game(player_a, player_b, seed: int, index: int, duplicate: bool) -> PitSeating:
+    """Seat game `index`: A is side 0 in even games of a duplicate pair, side 1 in odd ones.
+
+    The dice come from a generator seeded with (seed, pair), so both games of a pair get
+    the same rolls; random evaluators are reseeded per game, so results do not depend on
+    which worker plays the game. Cubeless, cube and match pits all seat their games here.
+    """
     pair = index // 2 if duplicate else index
     a_first = index % 2 == 0 if duplicate else True
     for k, player in enumerate((player_a, player_b)):
         reseed(player, [seed, index, k, 7])
-    rng = np.random.default_rng([seed, pair])
     players = (player_a, player_b) if a_first else (player_b, player_a)
-    record = play_game(players[0], players[1], rng)
-    points = record.result if a_first else -record.result
-    return GameResult(index, points, to_mat_game(record, a_first) if keep_record else None)
+    return PitSeating(players, np.random.default_rng([seed, pair]), a_first)
+
+
+def play_pit_game(player_a, player_b, seed: int, index: int, duplicate: bool,
+                  keep_record: bool = False) -> GameResult:
+    """Game `index` of a cubeless pit (seated by seat_pit_game)."""
+    seat = seat_pit_game(player_a, player_b, seed, index, duplicate)
+    record = play_game(seat.players[0], seat.players[1], seat.rng)
+    points = seat.for_a(record.result)
+    return GameResult(index, points, to_mat_game(record, seat.a_first) if keep_record else None)
 
 
 @dataclass
 class PitStats:
+    """ppg over the units (games or matches); win rates from the units' points; gammon and
+    backgammon rates over every game played (`games_played`, more than `games` in matches)
+    from each game's own result kind."""
+
     games: int = 0
     ppg: float = 0.0
     ci95: float = 0.0
@@ -204,6 +244,7 @@ class PitStats:
     b_gammon_rate: float = 0.0
     b_backgammon_rate: float = 0.0
     unfinished: int = 0
+    games_played: int = 0
     extra: dict = field(default_factory=dict)
 
 
@@ -213,6 +254,7 @@ def summarize(results: list[GameResult], duplicate: bool) -> PitStats:
     if n == 0:
         return PitStats()
     pts = np.array([r.points for r in results], dtype=np.float64)
+    kinds = np.array([k for r in results for k in r.game_kinds], dtype=np.int64)
     if duplicate:
         by_pair: dict[int, list[float]] = {}
         for r in results:
@@ -223,10 +265,11 @@ def summarize(results: list[GameResult], duplicate: bool) -> PitStats:
     ci = 1.96 * float(np.std(units, ddof=1)) / math.sqrt(len(units)) if len(units) > 1 else float("inf")
     return PitStats(
         games=n, ppg=float(pts.mean()), ci95=ci,
-        win_rate=float((pts > 0).mean()), gammon_rate=float((pts >= 2).mean()),
-        backgammon_rate=float((pts >= 3).mean()),
-        b_win_rate=float((pts < 0).mean()), b_gammon_rate=float((pts <= -2).mean()),
-        b_backgammon_rate=float((pts <= -3).mean()), unfinished=int((pts == 0).sum()))
+        win_rate=float((pts > 0).mean()), gammon_rate=float((kinds >= 2).mean()),
+        backgammon_rate=float((kinds >= 3).mean()),
+        b_win_rate=float((pts < 0).mean()), b_gammon_rate=float((kinds <= -2).mean()),
+        b_backgammon_rate=float((kinds <= -3).mean()), unfinished=int((pts == 0).sum()),
+        games_played=len(kinds))
 
 
 def default_workers() -> int:

@@ -134,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
         "games_per_s": stats.games / elapsed if elapsed > 0 else 0.0, "workers": workers,
         "cube": cube[0], "match": cube[1],
     }
+    if cube[0]:
+        out["games_played"] = stats.games_played   # the games behind the gammon rates
     if args.json:
         print(json.dumps(out))
         return 0
@@ -143,9 +145,13 @@ def run(args: argparse.Namespace) -> int:
     print(f"{spec_a.label} vs {spec_b.label}: {stats.games} {kind} "
           f"({mode}, seed {args.seed}, {workers} workers)")
     print(f"{spec_a.label} ppg: {stats.ppg:+.3f} +- {stats.ci95:.3f} (95%)")
+    won = "matches won" if cube[1] else "wins"
     for label, w, g, bg in ((spec_a.label, stats.win_rate, stats.gammon_rate, stats.backgammon_rate),
                             (spec_b.label, stats.b_win_rate, stats.b_gammon_rate, stats.b_backgammon_rate)):
-        print(f"{label}: wins {100 * w:.1f}%  gammons {100 * g:.1f}%  backgammons {100 * bg:.1f}%")
+        print(f"{label}: {won} {100 * w:.1f}%  gammons {100 * g:.1f}%  backgammons {100 * bg:.1f}%")
+    if cube[0]:
+        print(f"gammons, backgammons: share of the {stats.games_played} games played won so "
+              "(each game's own result, whatever the cube made it score)")
     print(f"games/s: {out['games_per_s']:.2f}")
     if args.save:
         print(f"saved {stats.games} games to {args.save}")

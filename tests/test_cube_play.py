@@ -97,3 +97,43 @@ def test_pit_cube_refuses_gnubg_and_save(capsys, monkeypatch):
     for extra in (["gnubg"], ["random", "--save", "x.mat"]):
         code, out, err = _run(capsys, monkeypatch, ["pit", "pubeval", *extra, "--cube", "--games", "2"])
         assert code == 2 and out == "" and err.count("\n") == 1
+
+
+def test_game_kind_is_the_checker_result_or_a_single_game_for_a_pass():
+    from engine.cube_play import CubeGameRecord
+
+    assert CubeGameRecord(points=-4, result=-1, cube=4).kind == -1
+    assert CubeGameRecord(points=6, result=3, cube=2).kind == 3
+    assert CubeGameRecord(points=1, result=2, cube=1).kind == 2      # Jacoby scored a gammon as 1
+    assert CubeGameRecord(points=-2, cube=2, dropped=True).kind == -1
+    assert CubeGameRecord().kind == 0
+
+
+def test_pit_cube_reports_gammons_from_the_games_not_the_points(capsys, monkeypatch):
+    from engine.cube_play import EvaluatorCubeDecider, play_cube_pit_game
+    from engine.pit import seat_pit_game, summarize
+    from engine.random_player import RandomEvaluator
+
+    games, seed = 8, 3
+    code, out, _ = _run(capsys, monkeypatch, ["pit", "pubeval", "random:2", "--games", str(games), "--cube",
+                                              "--seed", str(seed), "--workers", "1", "--no-progress", "--json"])
+    rec = json.loads(out)
+    a, b = SearchPlayer(PubevalEvaluator(), 1, "pubeval"), SearchPlayer(RandomEvaluator(2), 1, "random:2")
+    kinds, points = [], []
+    for i in range(games):
+        seat = seat_pit_game(a, b, seed, i, True)
+        p0, p1 = seat.players
+        game = play_cube_game(p0, p1, EvaluatorCubeDecider(p0.evaluator), EvaluatorCubeDecider(p1.evaluator), seat.rng)
+        kinds.append(seat.for_a(game.kind))
+        points.append(seat.for_a(game.points))
+        assert play_cube_pit_game(a, b, seed, i, True).kinds == (kinds[-1],)
+    assert code == 0 and rec["games_played"] == games
+    assert rec["ppg"] == np.mean(points)
+    assert rec["gammon_rate"] == np.mean(np.array(kinds) >= 2)
+    assert rec["backgammon_rate"] == np.mean(np.array(kinds) >= 3)
+    assert rec["gammon_rate"] < np.mean(np.array(points) >= 2)     # the cube inflates points, not gammons
+    code, out, _ = _run(capsys, monkeypatch, ["pit", "pubeval", "random:2", "--games", "2", "--match", "3",
+                                              "--seed", str(seed), "--workers", "1", "--no-progress", "--json"])
+    rec = json.loads(out)
+    assert rec["games_played"] >= 2 and 0 < rec["gammon_rate"] <= 1
+    assert summarize([play_cube_pit_game(a, b, seed, i, True, 3) for i in range(2)], True).gammon_rate == rec["gammon_rate"]

@@ -94,3 +94,35 @@ def test_random_evaluator_is_reseeded_per_game():
     first = play_pit_game(r, p, 4, 6, True, True).mat.turns
     play_pit_game(r, p, 4, 2, True)
     assert play_pit_game(r, p, 4, 6, True, True).mat.turns == first
+
+
+def test_gammon_rates_come_from_each_games_own_result_not_its_points():
+    # A cube of 4 makes a single game worth 4 points and a backgammon at 2 worth 6.
+    results = [GameResult(0, 4, None, (1,)), GameResult(1, -6, None, (-3,)),
+               GameResult(2, 2, None, (2,)), GameResult(3, -1, None, (-1,))]
+    s = summarize(results, duplicate=True)
+    assert s.ppg == pytest.approx(-0.25) and s.games_played == 4
+    assert (s.win_rate, s.gammon_rate, s.backgammon_rate) == (0.5, 0.25, 0.0)
+    assert (s.b_win_rate, s.b_gammon_rate, s.b_backgammon_rate) == (0.5, 0.25, 0.25)
+    # Matches: one unit per match (wins from its points), rates over all the games in them.
+    m = summarize([GameResult(0, 1, None, (1, -2, 2, 3)), GameResult(1, -1, None, (-1, 0))], duplicate=False)
+    assert m.games == 2 and m.games_played == 6 and m.win_rate == 0.5
+    assert (m.gammon_rate, m.backgammon_rate, m.b_gammon_rate) == (2 / 6, 1 / 6, 1 / 6)
+
+
+def test_cubeless_results_are_their_own_kinds():
+    s = summarize([GameResult(0, 2), GameResult(1, -3), GameResult(2, 1), GameResult(3, 1)], duplicate=True)
+    assert s.games_played == 4 and (s.gammon_rate, s.b_backgammon_rate) == (0.25, 0.25)
+
+
+def test_seating_gives_a_pair_the_same_dice_with_the_players_swapped():
+    from engine.pit import seat_pit_game
+
+    a, b = SearchPlayer(PubevalEvaluator(), 1, "a"), SearchPlayer(RandomEvaluator(), 1, "b")
+    even = seat_pit_game(a, b, 9, 4, duplicate=True)
+    odd = seat_pit_game(a, b, 9, 5, duplicate=True)
+    assert even.players == (a, b) and odd.players == (b, a)
+    assert even.a_first and not odd.a_first and (even.for_a(3), odd.for_a(3)) == (3, -3)
+    assert (even.rng.integers(1, 7, 50) == odd.rng.integers(1, 7, 50)).all()
+    free = seat_pit_game(a, b, 9, 5, duplicate=False)
+    assert free.a_first and not (free.rng.integers(1, 7, 50) == seat_pit_game(a, b, 9, 4, False).rng.integers(1, 7, 50)).all()
