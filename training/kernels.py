@@ -252,6 +252,33 @@ def add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flip
 
 
 @njit(cache=True, nogil=True)
+def td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, first, idx, val, n_active,
+            hidden, y, flipped, alpha, lam, stats):
+    """One online TD(lambda) step on the fixed-view prediction cur (y's view when flipped).
+
+    Pulls the previous prediction toward cur (unless this is the game's first), then, while
+    the game goes on (n_active >= 0), adds cur's gradient to the traces and keeps cur.
+    """
+    if not first:
+        delta = np.empty(N_OUT, dtype=np.float32)
+        for k in range(N_OUT):
+            delta[k] = cur[k] - prev[k]
+            stats[2] += abs(delta[k]) / N_OUT
+        apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam)
+    if n_active >= 0:
+        add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flipped)
+        prev[:] = cur
+
+
+@njit(cache=True, nogil=True)
+def reset_traces(e_w1, e_b1, e_w2, e_b2):
+    e_w1[:] = 0.0
+    e_b1[:] = 0.0
+    e_w2[:] = 0.0
+    e_b2[:] = 0.0
+
+
+@njit(cache=True, nogil=True)
 def fixed_view(y, flipped, out):
     for k in range(N_OUT):
         if flipped:
@@ -268,13 +295,9 @@ def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
     board = np.empty((2, 25), dtype=np.int8)
     prev = np.empty(N_OUT, dtype=np.float32)
     cur = np.empty(N_OUT, dtype=np.float32)
-    delta = np.empty(N_OUT, dtype=np.float32)
     for _ in range(n_games):
         d1, d2 = start_game(board, rng)
-        e_w1[:] = 0.0
-        e_b1[:] = 0.0
-        e_w2[:] = 0.0
-        e_b2[:] = 0.0
+        reset_traces(e_w1, e_b1, e_w2, e_b2)
         turn = 0
         moves = 0
         while True:
@@ -284,16 +307,10 @@ def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
                            best_val, best_y)
             moves += 1
             fixed_view(best_y, flipped, cur)
-            if turn > 0:
-                for k in range(N_OUT):
-                    delta[k] = cur[k] - prev[k]
-                    stats[2] += abs(delta[k]) / N_OUT
-                apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam)
+            td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, turn == 0, best_idx,
+                    best_val, m, best_hidden, best_y, flipped, alpha, lam, stats)
             if m < 0:
                 break
-            add_gradient(w2, e_w1, e_b1, e_w2, e_b2, best_idx, best_val, m, best_hidden,
-                         best_y, flipped)
-            prev[:] = cur
             swap_sides(board)
             turn += 1
             d1 = roll_die(rng)

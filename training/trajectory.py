@@ -17,9 +17,9 @@ from numba import njit
 
 from engine.encoder import encode_sparse
 from engine.movegen import _ZOBRIST
-from training.kernels import (N_OUT, Scratch, add_gradient, apply_td_and_decay, choose_net,
-                              fixed_view, forward_sparse, is_finished, outcome_vector,
-                              roll_die, start_game, swap_sides)
+from training.kernels import (N_OUT, Scratch, choose_net, fixed_view, forward_sparse,
+                              is_finished, outcome_vector, reset_traces, roll_die, start_game,
+                              swap_sides, td_step)
 
 INITIAL_CAPACITY = 4096  # afterstates per call; doubled (and the call replayed) when too small
 
@@ -102,12 +102,8 @@ def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y
     """
     prev = np.empty(N_OUT, dtype=np.float32)
     cur = np.empty(N_OUT, dtype=np.float32)
-    delta = np.empty(N_OUT, dtype=np.float32)
     for g in range(offsets.shape[0] - 1):
-        e_w1[:] = 0.0
-        e_b1[:] = 0.0
-        e_w2[:] = 0.0
-        e_b2[:] = 0.0
+        reset_traces(e_w1, e_b1, e_w2, e_b2)
         start = offsets[g]
         stop = offsets[g + 1]
         for t in range(start, stop):
@@ -120,15 +116,10 @@ def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y
                 m = encode_sparse(board, idx, val)
                 forward_sparse(w1, b1, w2, b2, idx, val, m, hidden, y)
             fixed_view(y, flipped, cur)
-            if t > start:
-                for k in range(N_OUT):
-                    delta[k] = cur[k] - prev[k]
-                    stats[2] += abs(delta[k]) / N_OUT
-                apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam)
+            td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, t == start, idx, val, m,
+                    hidden, y, flipped, alpha, lam, stats)
             if m < 0:
                 break
-            add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, m, hidden, y, flipped)
-            prev[:] = cur
         stats[0] += 1
         stats[1] += stop - start
 
