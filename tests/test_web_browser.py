@@ -35,11 +35,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
-    seeds = iter(range(100, 10_000))
-    app = create_app(RandomEvaluator(1), dice_factory=lambda: SequenceDice(seed=next(seeds)),
-                     disconnect_timeout=120.0, seed=1)
+def serve(app):
+    """Run `app` with uvicorn in a thread on a free loopback port; yields its URL."""
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio")
     srv = uvicorn.Server(config)
@@ -53,6 +50,34 @@ def server():
     yield f"http://127.0.0.1:{port}"
     srv.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server():
+    seeds = iter(range(100, 10_000))
+    app = create_app(RandomEvaluator(1), dice_factory=lambda: SequenceDice(seed=next(seeds)),
+                     disconnect_timeout=120.0, seed=1)
+    yield from serve(app)
+
+
+class EvenEvaluator:
+    """Every position an even game (P(win) 0.5, no gammons): engine.cube never doubles it
+    and always takes, so the computer's cube answers in the browser tests are known."""
+
+    name = "even"
+
+    def evaluate(self, afterstates):
+        import numpy as np
+
+        out = np.zeros((len(afterstates), 5))
+        out[:, 0] = 0.5
+        return out
+
+
+@pytest.fixture(scope="module")
+def even_server():
+    seeds = iter(range(500, 10_000))
+    yield from serve(create_app(EvenEvaluator(), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=2))
 
 
 @pytest.fixture(scope="module")
@@ -271,3 +296,60 @@ def test_narrow_screen_puts_the_panel_below_the_board(browser, server):
         assert board["width"] <= 420
     finally:
         ctx.close()
+
+
+def press(pg, name: str, scope=None) -> None:
+    """Press a button by its accessible name and wait for the new state."""
+    v = version(pg)
+    (scope or pg).get_by_role("button", name=name, exact=True).click()
+    wait_newer(pg, v)
+
+
+def test_cube_game_human_doubles_and_the_computer_takes(browser, even_server):
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        pg = ctx.new_page()
+        pg.goto(even_server + "/")
+        assert not pg.locator("#btn-double").is_visible()
+        pg.get_by_label("With cube (money play)").check()
+        st = start(pg, "Medium")
+        assert st["cube"]["enabled"] and pg.locator('[data-cube="centre"]').is_visible()
+        assert pg.locator("#btn-double").is_visible() and pg.locator("#btn-double").is_disabled()
+        while not state(pg)["can_double"]:
+            click_turn_on_board(pg)
+        assert pg.locator("#btn-roll").is_enabled()          # Double sits beside Roll the dice
+        press(pg, "Double", pg.locator("#actions"))
+        st = state(pg)
+        assert st["cube"]["value"] == 2 and st["cube"]["owner"] == "black" and st["turn"] == "white"
+        assert "Black takes" in pg.locator("#status").inner_text()           # the live region
+        assert pg.locator('[data-cube="black"]').get_attribute("aria-label") == "Cube at 2, owned by Black"
+        assert pg.locator("#btn-double").is_disabled() and not pg.locator("#btn-take").is_visible()
+        assert pg.locator("#cube-text").inner_text() == "Cube: 2, owned by Black."
+        press(pg, "Resign", pg.locator("#actions"))
+        assert state(pg)["result"]["points"] == 2 and "2 points" in pg.locator("#message").inner_text()
+    finally:
+        ctx.close()
+
+
+def test_cube_hotseat_double_and_pass_with_the_button_panel(page):
+    page.get_by_label("With cube (money play)").check()
+    st = start(page, "2 players on this device")
+    panel = page.get_by_role("region", name="Button controls")
+    while not state(page)["can_double"]:
+        click_turn_on_board(page)
+    doubler = state(page)["turn"]
+    other = "black" if doubler == "white" else "white"
+    press(page, "Double", panel)
+    st = state(page)
+    assert st["phase"] == "doubled" and st["cube"]["offered_by"] == doubler
+    assert panel.get_by_role("button", name="Take").is_visible()
+    assert page.locator(".cube.offered").get_attribute("aria-label") == f"{doubler.capitalize()} offers the cube at 2"
+    assert f"{doubler.capitalize()} doubles to 2" in page.locator("#status").inner_text()
+    press(page, "Pass", panel)
+    st = state(page)
+    assert st["phase"] == "over" and st["result"]["winner"] == doubler and st["result"]["points"] == 1
+    assert st["result"]["passed"]
+    message = page.locator("#message").inner_text()
+    assert message == f"{doubler.capitalize()} wins: {other.capitalize()} passed the double: 1 point"
+    assert f"{other.capitalize()} passes" in page.locator("#status").inner_text()
+    assert page.locator("#log li").last.inner_text() == f"{other.capitalize()} passes: {doubler.capitalize()} wins 1 point"

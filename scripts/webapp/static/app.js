@@ -23,7 +23,8 @@ function setState(st) {
   if (!st || (S.state && S.state.game_id === st.game_id && st.version < S.state.version)) return;
   const prev = S.state;
   S.state = st;
-  announce(prev, st);
+  // The same version again (the API's answer and the websocket's push): nothing new to say.
+  if (!prev || prev.game_id !== st.game_id || prev.version !== st.version) announce(prev, st);
   render();
   maybeRematch();
 }
@@ -31,7 +32,8 @@ function setState(st) {
 // Tell screen readers (and everyone) what the other side did since the last state.
 function announce(prev, st) {
   const start = prev && prev.game_id === st.game_id ? Math.min(S.seenLog, st.log.length) : st.log.length;
-  const fresh = st.log.slice(start).filter((e) => e.side && !st.you.includes(e.side) || (!e.side));
+  // Cube actions are announced whoever made them (a hot-seat double, the computer's answer).
+  const fresh = st.log.slice(start).filter((e) => !e.side || !st.you.includes(e.side) || e.cube);
   S.seenLog = st.log.length;
   const news = fresh.map((e) => e.text).join(". ");
   $("#status").textContent = (news ? news + ". " : "") + st.message;
@@ -86,7 +88,8 @@ function openGame(gameId, token) {
 async function newGame(mode, level, color) {
   showError("");
   try {
-    const res = await api("POST", "/api/games", { mode, level: level || "medium", color: color || "white" });
+    const res = await api("POST", "/api/games", { mode, level: level || "medium", color: color || "white",
+                                                  cube: $("#opt-cube").checked });
     openGame(res.game_id, res.token);
     setState(res.state);
   } catch (err) { showError(err.message); }
@@ -134,10 +137,14 @@ function render() {
   $("#message").textContent = st.message;
 
   const flags = { roll: st.can_roll, confirm: st.can_confirm, "undo-step": st.can_undo_step,
-                  "undo-move": st.can_undo_move };
+                  "undo-move": st.can_undo_move, double: st.can_double, take: st.can_take, pass: st.can_pass };
+  // Double shows in games with cube (enabled when allowed); Take/Pass only to the player doubled.
+  const shown = { double: st.cube.enabled, take: st.can_take, pass: st.can_pass };
   for (const [k, v] of Object.entries(flags)) {
+    const panelBtn = document.querySelector(`#panel-actions [data-act="${k}"]`);
     $(`#btn-${k}`).disabled = !v;
-    document.querySelector(`#panel-actions [data-act="${k}"]`).disabled = !v;
+    panelBtn.disabled = !v;
+    if (k in shown) { $(`#btn-${k}`).hidden = !shown[k]; panelBtn.hidden = !shown[k]; }
   }
   $("#btn-resign").disabled = !st.can_resign;
   $("#btn-undo-move").hidden = st.mode === "friend";
@@ -165,6 +172,7 @@ function render() {
   }
   $("#pips").textContent = `Pip count: White ${st.pips.white}, Black ${st.pips.black}. ` +
     `Borne off: White ${st.board.off.white}, Black ${st.board.off.black}.`;
+  $("#cube-text").textContent = cubeText(st);
   const log = $("#log");
   log.replaceChildren();
   for (const e of st.log) {
@@ -194,6 +202,14 @@ function render() {
     $("#btn-copy").hidden = !mine;
     $("#friend-link").hidden = !mine;
   }
+}
+
+function cubeText(st) {
+  const c = st.cube;
+  if (!c.enabled) return "Cubeless game (no doubling).";
+  const cap = (s) => s[0].toUpperCase() + s.slice(1);
+  if (c.offered_by) return `Cube: ${cap(c.offered_by)} offers it at ${c.offered_value}; it was at ${c.value}.`;
+  return c.owner ? `Cube: ${c.value}, owned by ${cap(c.owner)}.` : `Cube: ${c.value}, centred (either side may double).`;
 }
 
 function checkerText(st, view) {
@@ -305,7 +321,7 @@ function init() {
   for (const b of document.querySelectorAll("[data-new]")) {
     b.addEventListener("click", () => newGame(b.dataset.new, b.dataset.level, b.dataset.color));
   }
-  for (const name of ["roll", "confirm", "undo-step", "undo-move", "resign"]) {
+  for (const name of ["roll", "double", "take", "pass", "confirm", "undo-step", "undo-move", "resign"]) {
     $(`#btn-${name}`).addEventListener("click", () => act(name));
   }
   for (const b of document.querySelectorAll("#panel-actions [data-act]")) {

@@ -108,6 +108,7 @@ export function renderBoard(svg, state, ui) {
     }
   }
   drawDice(svg, state, ui);
+  drawCube(svg, state);
   const mover = ui.mover;
   if (!mover) return;
   // Gold rings on the movable checkers (the outermost of each source).
@@ -133,6 +134,35 @@ export function renderBoard(svg, state, ui) {
     const [x, y] = checkerXY(abs, Math.min(own, 4), 1);
     el("circle", { cx: x, cy: y, r: R - 1, class: `ghost ${mover}`, "data-to": d.to, "data-die": d.die,
                    role: "button", "aria-label": `move to ${d.to}` }, svg);
+  }
+}
+
+// The doubling cube (games with cube): in the tray column, between the trays when centred
+// (showing 64, as on a real board), at the inner end of its owner's tray when owned; an
+// offered cube sits in the right half, where the doubler's dice would be, outlined in gold.
+function drawCube(svg, state) {
+  const c = state.cube;
+  if (!c || !c.enabled) return;
+  const S = 40;
+  const cap = (s) => s[0].toUpperCase() + s.slice(1);
+  let x, y, value, label, cls = "cube";
+  if (c.offered_by) {
+    x = RIGHT0 + 3 * PW; y = MID; value = c.offered_value; cls += " offered";
+    label = `${cap(c.offered_by)} offers the cube at ${value}`;
+  } else {
+    x = TRAY_X + (W - TRAY_X - 8) / 2;
+    y = c.owner === "white" ? MID + 40 : c.owner === "black" ? MID - 40 : MID;
+    value = c.owner ? c.value : (c.value === 1 ? 64 : c.value);
+    label = c.owner ? `Cube at ${c.value}, owned by ${cap(c.owner)}` : `Cube at ${c.value}, centred`;
+    if (c.owner) cls += ` owner-${c.owner}`;
+  }
+  const g = el("g", { class: cls, role: "img", "aria-label": label, "data-cube": c.owner || "centre" }, svg);
+  el("rect", { x: x - S / 2, y: y - S / 2, width: S, height: S, rx: 6 }, g);
+  const t = el("text", { x, y: y + 7, class: value >= 100 ? "small" : "" }, g);
+  t.textContent = value;
+  if (c.offered_by) {
+    const q = el("text", { x, y: y + S / 2 + 18, class: "cubeask" }, svg);
+    q.textContent = "Take or pass?";
   }
 }
 
