@@ -2,7 +2,8 @@
 
 A Player sees the position from its own side (row 0 = itself), the roll and the legal
 plays, and returns the index of the play it picks. Players backed by an Evaluator are
-one line: score the afterstates, take the best equity (`EvaluatorPlayer`).
+one line: score the afterstates, take the best equity (`EvaluatorPlayer`, which chooses
+exactly as engine.search.rank_plays at 1-ply).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import numpy as np
 from engine.dice import opening_roll, roll
 from engine.evaluator import Evaluator, equity
 from engine.notation import Play, play_list
-from engine.position import Position
+from engine.position import Position, is_race
+from engine.search import evaluate_afterstates
 
 
 class Player(Protocol):
@@ -43,7 +45,12 @@ class RandomPlayer:
 
 
 class EvaluatorPlayer:
-    """1-ply: scores every afterstate with the evaluator and takes the best cubeless equity."""
+    """1-ply: scores every afterstate with the evaluator and takes the best cubeless equity.
+
+    Scored through engine.search.evaluate_afterstates, as rank_plays scores them: exact
+    results for finished games, and the pre-move race flag for evaluators that take it
+    (pubeval picks its weights by the position BEFORE the move). Ties go to the first play.
+    """
 
     def __init__(self, evaluator: Evaluator, name: str | None = None) -> None:
         self.evaluator = evaluator
@@ -53,7 +60,10 @@ class EvaluatorPlayer:
         afterstates = getattr(plays, "afterstates", None)
         if afterstates is None:
             afterstates = np.stack([play.after.board for play in plays])
-        return int(np.argmax(equity(self.evaluator.evaluate(afterstates))))
+        race = None
+        if getattr(self.evaluator, "accepts_pre_move_race", False):
+            race = np.full(len(afterstates), is_race(position.board))
+        return int(np.argmax(equity(evaluate_afterstates(self.evaluator, afterstates, race))))
 
 
 @dataclass(frozen=True)
