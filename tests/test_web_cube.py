@@ -217,6 +217,21 @@ def test_the_computer_doubles_and_the_human_answers():
     assert state["result"]["winner"] == "black" and state["result"]["points"] == 1 and state["result"]["passed"]
 
 
+def test_the_computer_answers_for_a_friend_who_left():
+    evaluator = FixedEvaluator(0.5)
+    app = create_app(evaluator, dice_factory=lambda: SequenceDice([3, 5]), disconnect_timeout=0.0)
+    client = TestClient(app)
+    gid, host, _ = new_game(client, mode="friend", cube=True)
+    guest = ok(client.post(f"/api/games/{gid}/join"))["token"]
+    post(client, gid, "roll", host)                          # Black (the guest) opens
+    play_turn(client, gid, guest)
+    state = ok(post(client, gid, "double", host))
+    assert state["phase"] == "doubled"
+    state = ok(post(client, gid, "take-over", host))         # the guest left: the computer takes
+    assert state["mode"] == "computer" and state["phase"] == "roll" and state["turn"] == "white"
+    assert state["cube"]["value"] == 2 and state["cube"]["owner"] == "black"
+
+
 def test_the_computer_does_not_double_when_the_human_owns_the_cube():
     client, evaluator = make_client(dice=[5, 3], win=0.5)
     gid, token, _ = new_game(client, mode="computer", level="medium", cube=True)
