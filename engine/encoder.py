@@ -24,28 +24,36 @@ ENCODER_VERSION = 1
 MAX_ACTIVE = 2 * (24 * 4 + 2) + 1  # upper bound on nonzero inputs of one board
 
 
-@njit(cache=True)
-def encode_into(board, out):
-    """Write the 198 inputs of one afterstate into out (float32[198])."""
-    out[:] = 0.0
+@njit(cache=True, inline="always")
+def _fill(board, out):
+    """Write the nonzero inputs of one afterstate into out, which must be all zeros."""
     for side in range(2):
         base = 98 * side
         on_board = 0
         for i in range(24):
             n = board[side, i]
+            if n == 0:
+                continue
             on_board += n
-            if n >= 1:
-                out[base + 4 * i] = 1.0
+            j = base + 4 * i
+            out[j] = 1.0
             if n >= 2:
-                out[base + 4 * i + 1] = 1.0
-            if n >= 3:
-                out[base + 4 * i + 2] = 1.0
-            if n > 3:
-                out[base + 4 * i + 3] = (n - 3) / 2.0
+                out[j + 1] = 1.0
+                if n >= 3:
+                    out[j + 2] = 1.0
+                    if n > 3:
+                        out[j + 3] = (n - 3) / 2.0
         bar = board[side, 24]
         out[base + 96] = bar / 2.0
         out[base + 97] = (15 - on_board - bar) / 15.0
     out[197] = 1.0
+
+
+@njit(cache=True)
+def encode_into(board, out):
+    """Write the 198 inputs of one afterstate into out (float32[198])."""
+    out[:] = 0.0
+    _fill(board, out)
 
 
 @njit(cache=True)
@@ -94,9 +102,9 @@ def encode_sparse(board, idx, val):
 @njit(cache=True)
 def encode_batch(boards):
     """(n, 2, 25) int8 afterstates -> (n, 198) float32 inputs."""
-    out = np.empty((boards.shape[0], N_INPUTS), dtype=np.float32)
+    out = np.zeros((boards.shape[0], N_INPUTS), dtype=np.float32)
     for k in range(boards.shape[0]):
-        encode_into(boards[k], out[k])
+        _fill(boards[k], out[k])
     return out
 
 
