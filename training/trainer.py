@@ -130,32 +130,10 @@ class Trainer:
                 td = td_sum / max(moves, 1)
                 td_running = td if td_running is None else 0.9 * td_running + 0.1 * td
                 bar.update(games)
-                # -- (3) benchmarks and logging -----------------------------------------
                 if self._crossed(before, cfg.checkpoint_every) or self._crossed(before, cfg.eval_every):
-                    rate = window_games / window_time
-                    writer.add_scalar("losses/td_error", td_running, self.games)
-                    writer.add_scalar("charts/games_per_s", rate, self.games)
-                    writer.add_scalar("charts/learning_rate", cfg.lr_at(self.games), self.games)
-                    writer.add_scalar("charts/moves_per_game", moves / max(games, 1), self.games)
-                    record = {"games": self.games, "td_error": td_running, "games_per_s": rate,
-                              "wall_time": self.wall_time}
-                    for name, value in self._extra_scalars().items():
-                        writer.add_scalar(name, value, self.games)
-                        record[name.split("/")[-1]] = value
+                    self._log(writer, metrics, before, window_games / window_time,
+                              moves / max(games, 1), td_running)
                     window_games, window_time = 0, 0.0
-                    if cfg.eval_every and self._crossed(before, cfg.eval_every):
-                        self.last_bench = run_benchmarks(self.weights, cfg.eval_games,
-                                                         cfg.seed + self.games)
-                        b = self.last_bench
-                        writer.add_scalar("eval/ppg_vs_pubeval", b.ppg_vs_pubeval, self.games)
-                        writer.add_scalar("eval/win_rate_vs_pubeval", b.win_rate_vs_pubeval, self.games)
-                        writer.add_scalar("eval/win_rate_vs_random", b.win_rate_vs_random, self.games)
-                        record.update(ppg_vs_pubeval=b.ppg_vs_pubeval, ci95_vs_pubeval=b.ci95_vs_pubeval,
-                                      win_rate_vs_pubeval=b.win_rate_vs_pubeval,
-                                      win_rate_vs_random=b.win_rate_vs_random)
-                    metrics.write(json.dumps(record) + "\n")
-                    metrics.flush()
-                    writer.flush()
                     if self._crossed(before, cfg.checkpoint_every):
                         self.checkpoint()
                 postfix = {"g/s": f"{games / elapsed:.0f}", "td": f"{td_running:.4f}"}
@@ -171,6 +149,32 @@ class Trainer:
             for sig, handler in old_handlers.items():
                 signal.signal(sig, handler)
         return self.last_bench
+
+    # -- (3) benchmarks and logging -----------------------------------------------------
+    def _log(self, writer, metrics, before: int, rate: float, moves_per_game: float,
+             td_running: float) -> None:
+        """TensorBoard scalars and a metrics.jsonl line; the benchmarks when they are due."""
+        cfg = self.config
+        extra = self._extra_scalars()
+        scalars = {"losses/td_error": td_running, "charts/games_per_s": rate,
+                   "charts/learning_rate": cfg.lr_at(self.games),
+                   "charts/moves_per_game": moves_per_game, **extra}
+        record = {"games": self.games, "td_error": td_running, "games_per_s": rate,
+                  "wall_time": self.wall_time}
+        record.update({name.split("/")[-1]: value for name, value in extra.items()})
+        if cfg.eval_every and self._crossed(before, cfg.eval_every):
+            b = self.last_bench = run_benchmarks(self.weights, cfg.eval_games, cfg.seed + self.games)
+            scalars.update({"eval/ppg_vs_pubeval": b.ppg_vs_pubeval,
+                            "eval/win_rate_vs_pubeval": b.win_rate_vs_pubeval,
+                            "eval/win_rate_vs_random": b.win_rate_vs_random})
+            record.update(ppg_vs_pubeval=b.ppg_vs_pubeval, ci95_vs_pubeval=b.ci95_vs_pubeval,
+                          win_rate_vs_pubeval=b.win_rate_vs_pubeval,
+                          win_rate_vs_random=b.win_rate_vs_random)
+        for name, value in scalars.items():
+            writer.add_scalar(name, value, self.games)
+        metrics.write(json.dumps(record) + "\n")
+        metrics.flush()
+        writer.flush()
 
     def _crossed(self, before: int, every: int) -> bool:
         """True when the games count passed a multiple of `every` in the last chunk."""
