@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing as mp
 import sys
 import time
@@ -127,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
         write_mat(args.save, [r.mat for r in results], (spec_a.label, spec_b.label))
     out = {
         "a": spec_a.label, "b": spec_b.label, "games": stats.games, "duplicate": duplicate,
-        "seed": args.seed, "ppg": stats.ppg, "ci95": stats.ci95, "win_rate": stats.win_rate,
+        "seed": args.seed, "ppg": stats.ppg,
+        "ci95": stats.ci95 if math.isfinite(stats.ci95) else None,  # JSON has no Infinity
+        "win_rate": stats.win_rate,
         "gammon_rate": stats.gammon_rate, "backgammon_rate": stats.backgammon_rate,
         "b_win_rate": stats.b_win_rate, "b_gammon_rate": stats.b_gammon_rate,
         "b_backgammon_rate": stats.b_backgammon_rate, "unfinished": stats.unfinished,

@@ -126,3 +126,11 @@ def test_seating_gives_a_pair_the_same_dice_with_the_players_swapped():
     assert (even.rng.integers(1, 7, 50) == odd.rng.integers(1, 7, 50)).all()
     free = seat_pit_game(a, b, 9, 5, duplicate=False)
     assert free.a_first and not (free.rng.integers(1, 7, 50) == seat_pit_game(a, b, 9, 4, False).rng.integers(1, 7, 50)).all()
+
+
+def test_json_is_strict_json_when_the_interval_is_undefined(capsys):
+    """One duplicate pair has no standard error: ci95 is null, never the non-JSON Infinity."""
+    assert main(["pit", "pubeval", "random", "--games", "2", "--workers", "1", "--json",
+                 "--no-progress"]) == 0
+    out = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(name))
+    assert out["games"] == 2 and out["ci95"] is None
