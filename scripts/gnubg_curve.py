@@ -1,6 +1,6 @@
 """Pit every snapshot of a run against gnubg 0-ply, for the learning-curve figure.
 
-Writes one JSON line per snapshot to OUT (default RUN/gnubg_curve.jsonl):
+Appends one JSON line per snapshot not yet in OUT (default RUN/gnubg_curve.jsonl):
 {"games_trained", "games", "win_rate", "ci95_win", "ppg", "ci95"}. Usage:
 
     python -m scripts.gnubg_curve runs/default [--games 400] [--ply 1]
@@ -29,9 +29,14 @@ def main(argv: list[str] | None = None) -> int:
     if not snapshots:
         print(f"no checkpoint-*.pt snapshots in {args.run}", file=sys.stderr)
         return 2
-    with open(out, "w") as fh:
+    done = set()
+    if out.exists():  # snapshots already measured are kept, so a growing run is measured once
+        done = {json.loads(line)["games_trained"] for line in out.read_text().splitlines() if line.strip()}
+    with open(out, "a") as fh:
         for path in snapshots:
             games_trained = int(re.search(r"checkpoint-(\d+)\.pt", path.name).group(1))
+            if games_trained in done:
+                continue
             proc = subprocess.run(
                 [sys.executable, "-m", "scripts.cli", "pit", f"{path}@{args.ply}", "gnubg",
                  "--games", str(args.games), "--json", "--no-progress"],
