@@ -20,6 +20,7 @@ from engine.random_player import RandomEvaluator
 from scripts.webapp.game import Game, SequenceDice
 from scripts.webapp.rules import TurnPlanner
 from scripts.webapp.server import create_app
+from tests.web_helpers import new_game, post
 
 ORACLE = Path(__file__).parent / "data" / "gnubg-legal-moves.jsonl"
 
@@ -28,17 +29,6 @@ def make_client(dice=None, seed=0, timeout=120.0) -> TestClient:
     app = create_app(RandomEvaluator(seed), dice_factory=lambda: SequenceDice(list(dice or []), seed),
                      disconnect_timeout=timeout, seed=seed)
     return TestClient(app)
-
-
-def new_game(client, **body):
-    res = client.post("/api/games", json=body)
-    assert res.status_code == 200, res.text
-    data = res.json()
-    return data["game_id"], data["token"], data["state"]
-
-
-def post(client, gid, action, token, **extra):
-    return client.post(f"/api/games/{gid}/{action}", json={"token": token, **extra})
 
 
 def play_out(client, gid, tokens, rng, max_actions=3000):

@@ -18,6 +18,7 @@ from engine.cube import MAX_CUBE, CubeInfo
 from scripts.webapp.computer import ComputerPlayer
 from scripts.webapp.game import Game, SequenceDice
 from scripts.webapp.server import create_app
+from tests.web_helpers import new_game, post
 
 
 class FixedEvaluator:
@@ -42,17 +43,6 @@ def make_client(dice=None, win=0.5, seed=0):
     evaluator = FixedEvaluator(win)
     app = create_app(evaluator, dice_factory=lambda: SequenceDice(list(dice or []), seed), seed=seed)
     return TestClient(app), evaluator
-
-
-def new_game(client, **body):
-    res = client.post("/api/games", json=body)
-    assert res.status_code == 200, res.text
-    data = res.json()
-    return data["game_id"], data["token"], data["state"]
-
-
-def post(client, gid, action, token, **extra):
-    return client.post(f"/api/games/{gid}/{action}", json={"token": token, **extra})
 
 
 def ok(res) -> dict:
