@@ -70,13 +70,14 @@ def check_log(log):
                 after = None                                  # we won; a new game follows
 
 
-@pytest.mark.parametrize("seat", [0, 1])
-def test_gnubg_plays_serve_in_both_seats(seat):
-    bot = LoggingBot()
+def start_bot_server(bot):
+    """Serve one gnubg connection with `bot` on a free loopback port, in a thread.
+
+    Returns (port, finish); finish() waits for the connection to end and closes the socket.
+    """
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(1)
-    port = srv.getsockname()[1]
 
     def serve():
         conn, _ = srv.accept()
@@ -85,6 +86,18 @@ def test_gnubg_plays_serve_in_both_seats(seat):
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
+
+    def finish():
+        thread.join(timeout=30)
+        srv.close()
+
+    return srv.getsockname()[1], finish
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_gnubg_plays_serve_in_both_seats(seat):
+    bot = LoggingBot()
+    port, finish = start_bot_server(bot)
     other = 1 - seat
     commands = [
         "set display off", "set jacoby off", "set automatic game off",
@@ -95,8 +108,7 @@ def test_gnubg_plays_serve_in_both_seats(seat):
     ]
     proc = subprocess.run([GNUBG, "-t", "-q"], input="\n".join(commands) + "\n",
                           capture_output=True, text=True, timeout=600)
-    thread.join(timeout=30)
-    srv.close()
+    finish()
     out = proc.stdout
     finished = [l for l in out.splitlines() if " wins " in l and "point" in l]
     assert len(finished) == GAMES, out[-2000:]
@@ -148,18 +160,7 @@ def test_gnubg_beavers_our_doubles_and_the_games_go_on(seat):
     games = 4
     bot = LoggingBot()
     bot.evaluator, bot.offer_doubles = AlwaysDoubles(), True
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(1)
-    port = srv.getsockname()[1]
-
-    def serve():
-        conn, _ = srv.accept()
-        with conn:
-            serve_connection(conn, bot)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    port, finish = start_bot_server(bot)
     other = 1 - seat
     resume = ["play"] * 4
     commands = [
@@ -172,8 +173,7 @@ def test_gnubg_beavers_our_doubles_and_the_games_go_on(seat):
     ]
     proc = subprocess.run([GNUBG, "-t", "-q"], input="\n".join(commands) + "\n",
                           capture_output=True, text=True, timeout=600)
-    thread.join(timeout=30)
-    srv.close()
+    finish()
     out = proc.stdout
     finished = [l for l in out.splitlines() if " wins " in l and "point" in l]
     assert len(finished) == games, out[-2000:]
