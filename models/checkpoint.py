@@ -19,7 +19,6 @@ import torch
 from engine.encoder import ENCODER_VERSION
 from engine.errors import CheckpointError
 from models.network import TDNet
-from models.paths import DEFAULT_MODEL  # noqa: F401  (re-exported)
 
 FORMAT = "tdgammon-checkpoint"
 FORMAT_VERSION = 1

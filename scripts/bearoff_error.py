@@ -15,7 +15,8 @@ import numpy as np
 from engine import bearoff
 from engine.evaluator import equity
 from engine.movegen import generate
-from models.checkpoint import DEFAULT_MODEL, load_checkpoint
+from models.checkpoint import load_checkpoint
+from models.paths import DEFAULT_MODEL
 from models.network import NetworkEvaluator
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.checkpoint import DEFAULT_MODEL, load_checkpoint
+from models.checkpoint import load_checkpoint
+from models.paths import DEFAULT_MODEL
 from training.selfplay import Weights, benchmark
 
 

@@ -28,7 +28,7 @@ LEVELS = {"easy": (1, 0.15), "medium": (1, 0.0), "hard": (2, 0.0)}
 
 def load_game_evaluator(model: str | None) -> Evaluator:
     """The computer's evaluator: the spec or model file given, else the shipped default model, else pubeval."""
-    from models.checkpoint import DEFAULT_MODEL
+    from models.paths import DEFAULT_MODEL
     from models.loader import load_evaluator
 
     if model:
