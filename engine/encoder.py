@@ -10,6 +10,10 @@ Layout for a board whose row 0 is "us" (for an afterstate: the side that just mo
   197        1 when row 1 is on roll
 Every scored position in this project is an afterstate (row 1 on roll), so 196/197 are
 always 0/1; they are kept so the layout is Tesauro's.
+
+A net built with `features` reads N_FEATURES more inputs after these 198: the
+hand-crafted values of engine.features (198 + N_FEATURES inputs in all). The input
+count of a net's first layer says which layout it reads.
 """
 
 from __future__ import annotations
@@ -17,11 +21,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.features import N_FEATURES, write_features
+
 N_INPUTS = 198
+N_FEATURE_INPUTS = N_INPUTS + N_FEATURES
 # Bump when the meaning of any input changes; checkpoints store it and loading refuses
 # a mismatch. Changelog: 1 = the layout above.
 ENCODER_VERSION = 1
-MAX_ACTIVE = 2 * (24 * 4 + 2) + 1  # upper bound on nonzero inputs of one board
+MAX_ACTIVE = 2 * (24 * 4 + 2) + 1 + N_FEATURES  # upper bound on active inputs of one board
+
+
+def input_count(features: bool) -> int:
+    """Inputs of a net with or without the hand-crafted features."""
+    return N_FEATURE_INPUTS if features else N_INPUTS
 
 
 @njit(cache=True, inline="always")
@@ -56,9 +68,10 @@ def encode_into(board, out):
     _fill(board, out)
 
 
-@njit(cache=True)
-def encode_sparse(board, idx, val):
-    """Nonzero inputs of one afterstate into (idx, val); returns how many. Same values as encode_into."""
+@njit(cache=True, nogil=True)
+def encode_sparse(board, idx, val, features=False):
+    """Active inputs of one afterstate into (idx, val); returns how many. Same values as
+    encode_into; with features, the N_FEATURES feature inputs follow (even when zero)."""
     k = 0
     for side in range(2):
         base = 98 * side
@@ -96,21 +109,29 @@ def encode_sparse(board, idx, val):
             k += 1
     idx[k] = 197
     val[k] = 1.0
-    return k + 1
+    k += 1
+    if features:
+        write_features(board, val, k)
+        for f in range(N_FEATURES):
+            idx[k + f] = N_INPUTS + f
+        k += N_FEATURES
+    return k
 
 
 @njit(cache=True)
-def encode_batch(boards):
-    """(n, 2, 25) int8 afterstates -> (n, 198) float32 inputs."""
-    out = np.zeros((boards.shape[0], N_INPUTS), dtype=np.float32)
+def encode_batch(boards, features=False):
+    """(n, 2, 25) int8 afterstates -> (n, 198 [+ N_FEATURES]) float32 inputs."""
+    out = np.zeros((boards.shape[0], N_FEATURE_INPUTS if features else N_INPUTS), dtype=np.float32)
     for k in range(boards.shape[0]):
         _fill(boards[k], out[k])
+        if features:
+            write_features(boards[k], out[k], N_INPUTS)
     return out
 
 
-def encode(boards: np.ndarray) -> np.ndarray:
+def encode(boards: np.ndarray, features: bool = False) -> np.ndarray:
     """Encode one board (2, 25) or a batch (n, 2, 25) of afterstates."""
     arr = np.ascontiguousarray(boards, dtype=np.int8)
     if arr.ndim == 2:
-        return encode_batch(arr[None])[0]
-    return encode_batch(arr)
+        return encode_batch(arr[None], features)[0]
+    return encode_batch(arr, features)

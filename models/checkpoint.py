@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from engine.encoder import ENCODER_VERSION
+from engine.features import FEATURES_VERSION
 from engine.errors import CheckpointError
 from models.network import TDNet
 
@@ -40,7 +41,8 @@ def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "encoder_version": ENCODER_VERSION,
-        "architecture": {"kind": "TDNet", "hidden": ckpt.net.n_hidden},
+        "architecture": {"kind": "TDNet", "hidden": ckpt.net.n_hidden,
+                         "features": FEATURES_VERSION if ckpt.net.features else 0},
         "state_dict": ckpt.net.state_dict(),
         "config": ckpt.config,
         "games_trained": int(ckpt.games_trained),
@@ -80,7 +82,11 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
     arch = payload.get("architecture", {})
     if arch.get("kind") != "TDNet" or not isinstance(arch.get("hidden"), int):
         raise CheckpointError(f"checkpoint {path} has an unknown architecture {arch!r}")
-    net = TDNet(arch["hidden"])
+    features = arch.get("features", 0)  # 0: Tesauro's 198 inputs only (older files lack the key)
+    if features not in (0, FEATURES_VERSION):
+        raise CheckpointError(f"checkpoint {path} was trained with features version {features}, "
+                              f"this program has {FEATURES_VERSION}")
+    net = TDNet(arch["hidden"], features=bool(features))
     try:
         net.load_state_dict(payload["state_dict"])
     except (RuntimeError, KeyError) as err:

@@ -1,4 +1,4 @@
-"""The value network (198 -> H sigmoid -> 5 sigmoid) and its evaluator."""
+"""The value network (198 [+ features] -> H sigmoid -> 5 sigmoid) and its evaluator."""
 
 from __future__ import annotations
 
@@ -7,26 +7,30 @@ import torch
 from torch import nn
 
 from engine import bearoff
-from engine.encoder import N_INPUTS, encode
+from engine.encoder import encode, input_count
 from engine.evaluator import sanity_clamp
 
 N_OUTPUTS = 5
 
 
 class TDNet(nn.Module):
-    """Tesauro's architecture with gnubg's five outputs, all from the mover's view."""
+    """Tesauro's architecture with gnubg's five outputs, all from the mover's view.
 
-    def __init__(self, hidden: int = 80) -> None:
+    With `features`, the inputs are Tesauro's 198 followed by engine.features' values.
+    """
+
+    def __init__(self, hidden: int = 80, features: bool = False) -> None:
         super().__init__()
         self.n_hidden = hidden
-        self.hidden = nn.Linear(N_INPUTS, hidden)
+        self.features = features
+        self.hidden = nn.Linear(input_count(features), hidden)
         self.out = nn.Linear(hidden, N_OUTPUTS)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.sigmoid(self.out(torch.sigmoid(self.hidden(x))))
 
     def to_numpy(self) -> dict[str, np.ndarray]:
-        """Weights in the layout the numba kernels use: w1 (198, H), b1 (H,), w2 (H, 5), b2 (5,)."""
+        """Weights in the layout the numba kernels use: w1 (inputs, H), b1 (H,), w2 (H, 5), b2 (5,)."""
         return {
             "w1": self.hidden.weight.detach().numpy().T.astype(np.float32).copy(),
             "b1": self.hidden.bias.detach().numpy().astype(np.float32).copy(),
@@ -58,7 +62,7 @@ class NetworkEvaluator:
     def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
         if len(afterstates) == 0:
             return np.zeros((0, N_OUTPUTS))
-        x = torch.from_numpy(encode(afterstates))
+        x = torch.from_numpy(encode(afterstates, self.net.features))
         with torch.inference_mode():
             y = self.net(x).numpy()
         probs = sanity_clamp(y)

@@ -8,6 +8,7 @@ import torch
 
 from engine.encoder import ENCODER_VERSION
 from engine.errors import CheckpointError
+from engine.features import FEATURES_VERSION, N_FEATURES
 from engine.position import Position
 from models.checkpoint import FORMAT, FORMAT_VERSION, Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_evaluator
@@ -53,6 +54,26 @@ def test_checkpoint_round_trip(tmp_path):
                                   NetworkEvaluator(net).evaluate(_boards()))
     np.testing.assert_array_equal(load_evaluator(str(path)).evaluate(_boards()),
                                   NetworkEvaluator(net).evaluate(_boards()))
+
+
+def test_feature_net_checkpoint_round_trip(tmp_path):
+    torch.manual_seed(5)
+    net = TDNet(12, features=True)
+    path = tmp_path / "f.pt"
+    save_checkpoint(path, Checkpoint(net=net))
+    ckpt = load_checkpoint(path)
+    assert ckpt.net.features and ckpt.net.hidden.in_features == 198 + N_FEATURES
+    np.testing.assert_array_equal(NetworkEvaluator(ckpt.net).evaluate(_boards()),
+                                  NetworkEvaluator(net).evaluate(_boards()))
+
+
+def test_mismatched_features_version(tmp_path):
+    path = tmp_path / "f.pt"
+    payload = _payload(state_dict=TDNet(16, features=True).state_dict(),
+                       architecture={"kind": "TDNet", "hidden": 16, "features": FEATURES_VERSION + 1})
+    torch.save(payload, path)
+    with pytest.raises(CheckpointError, match="features version"):
+        load_checkpoint(path)
 
 
 def test_atomic_write_leaves_no_tmp_and_survives_a_failed_write(tmp_path, monkeypatch):

@@ -38,14 +38,16 @@ def _odd_board() -> np.ndarray:
 
 
 # -- kernels ----------------------------------------------------------------------------
+@pytest.mark.parametrize("features", [False, True])
 @pytest.mark.parametrize("flipped", [False, True])
-def test_trace_gradient_matches_autograd(flipped: bool) -> None:
-    net = initial_net(16, 3)
-    weights, s = Weights(net), Scratch(16)
+def test_trace_gradient_matches_autograd(flipped: bool, features: bool) -> None:
+    net = initial_net(16, 3, features)
+    weights = Weights(net)
+    s = Scratch(16, weights.inputs)
     board = _odd_board()
-    m = encode_sparse(board, s.idx, s.val)
+    m = encode_sparse(board, s.idx, s.val, features)
     forward_sparse(*weights.as_tuple(), s.idx, s.val, m, s.hidden, s.y)
-    x = torch.from_numpy(encode(board))[None]
+    x = torch.from_numpy(encode(board, features))[None]
     np.testing.assert_allclose(s.y, net(x)[0].detach().numpy(), atol=1e-6)
     add_gradient(weights.w2, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.idx, s.val, m, s.hidden, s.y, flipped)
     for k in range(5):
@@ -69,6 +71,7 @@ def test_shipped_configs_load() -> None:
     ({"hidden": "80"}, "'hidden' must be int"),
     ({"hidden": 8.0}, "'hidden' must be int"),
     ({"lr": True}, "'lr' must be float"),
+    ({"features": 1}, "'features' must be bool"),
     ({"td_lambda": 1.5}, "td_lambda"),
     ({"workers": 0}, "workers"),
 ])
@@ -124,6 +127,8 @@ def test_corrupt_or_mismatched_checkpoint_is_refused(tmp_path: Path) -> None:
         Trainer(cfg, tmp_path / "x", resume=truncated, progress=False)
     with pytest.raises(CheckpointError, match="hidden units"):
         Trainer(TrainConfig(**{**TINY, "hidden": 9}), tmp_path / "y", resume=good, progress=False)
+    with pytest.raises(CheckpointError, match="features=True"):
+        Trainer(TrainConfig(**{**TINY, "features": True}), tmp_path / "y", resume=good, progress=False)
     proc = subprocess.run([sys.executable, "-m", "scripts.cli", "train", "--resume", str(truncated),
                            "--out", str(tmp_path / "z")], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0

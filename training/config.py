@@ -17,6 +17,7 @@ class TrainConfig:
 
     seed: int = 1                   # seeds weight init, dice and exploration: same seed, same run
     hidden: int = 80                # hidden sigmoid units of the 198-H-5 network
+    features: bool = False          # also feed engine.features' hand-crafted inputs (198 + 18)
     lr: float = 0.1                 # learning rate (alpha) at game 0
     lr_end: float = 0.02            # learning rate reached after lr_decay_games
     lr_decay_games: int = 1_000_000  # linear decay from lr to lr_end over this many games; 0 = constant
@@ -66,8 +67,12 @@ class TrainConfig:
             if key not in known:
                 raise ConfigError(f"{source}: unknown key {key!r} (known: {', '.join(known)})")
             expected = known[key].type
-            ok = (isinstance(value, int) and not isinstance(value, bool)) if expected == "int" else (
-                isinstance(value, (int, float)) and not isinstance(value, bool))
+            if expected == "bool":
+                ok = isinstance(value, bool)
+            elif expected == "int":
+                ok = isinstance(value, int) and not isinstance(value, bool)
+            else:
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool)
             if not ok:
                 raise ConfigError(f"{source}: key {key!r} must be {expected}, got {type(value).__name__} {value!r}")
         values = {k: (float(v) if known[k].type == "float" else v) for k, v in data.items()}

@@ -1,7 +1,8 @@
 """Numba kernels of self-play training: dice, the network forward on sparse inputs,
 1-ply move choice and the online TD(lambda) update with eligibility traces.
 
-Weights use the layout of TDNet.to_numpy(): w1 (198, H), b1 (H,), w2 (H, 5), b2 (5,).
+Weights use the layout of TDNet.to_numpy(): w1 (inputs, H), b1 (H,), w2 (H, 5), b2 (5,);
+the input count says whether the net reads engine.features after Tesauro's 198.
 All functions release the GIL, so several threads can train one set of weights at once
 (Hogwild); with one thread a run is exactly reproducible from its seed.
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.encoder import MAX_ACTIVE, encode_sparse
+from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse
 from engine.movegen import MAX_PLAYS, generate_into
 from engine.pubeval import pubeval_inputs
 
@@ -145,7 +146,7 @@ def is_finished(board):
 class Scratch:
     """Per-thread buffers, so kernels allocate nothing per move."""
 
-    def __init__(self, hidden: int) -> None:
+    def __init__(self, hidden: int, inputs: int = N_INPUTS) -> None:
         self.boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
         self.steps = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
         self.hashes = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -157,7 +158,7 @@ class Scratch:
         self.best_val = np.empty(MAX_ACTIVE, dtype=np.float32)
         self.y = np.empty(N_OUT, dtype=np.float32)
         self.best_y = np.empty(N_OUT, dtype=np.float32)
-        self.e_w1 = np.zeros((N_OUT, 198, hidden), dtype=np.float32)
+        self.e_w1 = np.zeros((N_OUT, inputs, hidden), dtype=np.float32)
         self.e_b1 = np.zeros((N_OUT, hidden), dtype=np.float32)
         self.e_w2 = np.zeros((N_OUT, hidden, N_OUT), dtype=np.float32)
         self.e_b2 = np.zeros((N_OUT, N_OUT), dtype=np.float32)
@@ -179,6 +180,7 @@ def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashe
     if n == 0:
         boards[0] = board
         n = 1
+    features = w1.shape[0] > N_INPUTS
     first, last = 0, n
     if n > 1 and epsilon > 0.0 and uniform(rng) < epsilon:
         first = min(np.int64(uniform(rng) * n), n - 1)
@@ -193,7 +195,7 @@ def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashe
             eq = clamped_equity(y)
             m = -1
         else:
-            m = encode_sparse(cand, idx, val)
+            m = encode_sparse(cand, idx, val, features)
             forward_sparse(w1, b1, w2, b2, idx, val, m, hidden, y)
             eq = clamped_equity(y)
         if eq > best_eq:

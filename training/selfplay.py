@@ -21,20 +21,22 @@ class Weights:
         arrays = net.to_numpy()
         self.w1, self.b1, self.w2, self.b2 = arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"]
         self.hidden = net.n_hidden
+        self.features = net.features
+        self.inputs = self.w1.shape[0]
 
     def as_tuple(self) -> tuple[np.ndarray, ...]:
         return self.w1, self.b1, self.w2, self.b2
 
     def to_net(self) -> TDNet:
-        net = TDNet(self.hidden)
+        net = TDNet(self.hidden, self.features)
         net.load_numpy({"w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2})
         return net
 
 
-def initial_net(hidden: int, seed: int) -> TDNet:
+def initial_net(hidden: int, seed: int, features: bool = False) -> TDNet:
     """A freshly initialised network; the seed fixes its weights."""
     gen = torch.Generator().manual_seed(seed)
-    net = TDNet(hidden)
+    net = TDNet(hidden, features)
     with torch.no_grad():
         for param in net.parameters():
             bound = 1.0 / np.sqrt(param.shape[-1] if param.dim() > 1 else net.n_hidden)
@@ -53,7 +55,7 @@ class SelfPlay:
 
     def __init__(self, weights: Weights, workers: int, rng_states: list[int]) -> None:
         self.weights = weights
-        self.scratch = [Scratch(weights.hidden) for _ in range(workers)]
+        self.scratch = [Scratch(weights.hidden, weights.inputs) for _ in range(workers)]
         self.rngs = [np.array([s], dtype=np.uint64) for s in rng_states]
         self.pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
 
@@ -90,7 +92,7 @@ def benchmark(weights: Weights, opponent: str, games: int, seed: int) -> np.ndar
     """The net's signed points in `games` 1-ply games vs 'random' or 'pubeval' (alternating who starts)."""
     kind = {"random": OPP_RANDOM, "pubeval": OPP_PUBEVAL}[opponent]
     race_w, contact_w = load_weights()
-    s = Scratch(weights.hidden)
+    s = Scratch(weights.hidden, weights.inputs)
     points = np.zeros(games, dtype=np.float64)
     rng = seed_state(seed, 1_000_000 + kind)
     kernels.play_benchmark(*weights.as_tuple(), kind, race_w, contact_w, games, rng, _ZOBRIST,

@@ -63,6 +63,9 @@ class Trainer:
             if ckpt.net.n_hidden != config.hidden:
                 raise CheckpointError(f"checkpoint {resume} has {ckpt.net.n_hidden} hidden units, "
                                       f"the config asks for {config.hidden}")
+            if ckpt.net.features != config.features:
+                raise CheckpointError(f"checkpoint {resume} has features={ckpt.net.features}, "
+                                      f"the config asks for features={config.features}")
             state = ckpt.trainer_state
             rngs = state.get("rng_states")
             if not isinstance(rngs, list) or len(rngs) != config.workers:
@@ -75,7 +78,7 @@ class Trainer:
             self.games = 0
             self.wall_time = 0.0
             rngs = [int(seed_state(config.seed, w)[0]) for w in range(config.workers)]
-            net = initial_net(config.hidden, config.seed)
+            net = initial_net(config.hidden, config.seed, config.features)
         self.weights = Weights(net)
         self.selfplay = SelfPlay(self.weights, config.workers, rngs)
 

@@ -1,0 +1,221 @@
+"""Hand-crafted inputs that a 198-input net has to discover on its own, as numba kernels.
+
+Tesauro's raw encoding says where the checkers are; it does not say what that means for
+the next roll: how many rolls hit a blot, how hard a back checker is to free, how much
+contact is left. TD-Gammon 2 and gnubg add such inputs, and these are the classic ones
+(in the spirit of gnubg's I_P1, I_BACKESCAPES, I_BREAK_CONTACT, I_BACK_ANCHOR, ...).
+They are computed by our own code from the board alone, so a net that uses them is still
+learned purely by self-play.
+
+Each side gets the same PER_SIDE values, computed with that side as "me" and the other
+as "opp", each row in its own numbering (index 0..23 = points 1..24, 24 = the bar):
+  0  shots      share of the opponent's 36 rolls that hit at least one of my blots
+  1  escapes    share of my 36 rolls that carry my rearmost checker past every point
+                the opponent holds in the 12 in front of it (1 when none blocks it)
+  2  contact    pips my checkers must travel to pass the opponent's rearmost one / 152
+  3  back       point of my rearmost checker / 24 (bar = 25/24, none left = 0)
+  4  anchor     point of my rearmost made point / 24 (0 when none)
+  5  prime      longest run of my made points / 6
+  6  home       my made home-board points / 6
+  7  dance      (opponent's closed home points / 6)^2 when I have a checker on the bar
+  8  pips       my pip count / 167
+The shots count is an approximation that ignores the rule to use both dice, as gnubg's
+own is; bar entry comes first, as the rules require.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+# Bump when any value below changes meaning; checkpoints of feature nets store it.
+FEATURES_VERSION = 1
+PER_SIDE = 9
+N_FEATURES = 2 * PER_SIDE
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _open(me, t):
+    """May the opponent land on its index t (my index 23 - t)?"""
+    return me[23 - t] < 2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _blot(me, t):
+    return me[23 - t] == 1
+
+
+@njit(cache=True, nogil=True)
+def _walk_hits(me, j, d, steps):
+    """Does a checker at opponent index j hit a blot within `steps` moves of d pips?"""
+    for k in range(1, steps + 1):
+        t = j - k * d
+        if t < 0:
+            return False
+        if _blot(me, t):
+            return True
+        if not _open(me, t):
+            return False
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _roll_hits(me, opp, d1, d2):
+    """Can the opponent, rolling d1-d2, hit one of my blots (bar entry first)?"""
+    bar = opp[24]
+    if d1 == d2:
+        steps = 4
+        if bar > 0:
+            entry = 24 - d1
+            if not _open(me, entry):
+                return False
+            if _blot(me, entry):
+                return True
+            steps = 4 - bar
+            if steps <= 0:
+                return False
+            if _walk_hits(me, entry, d1, steps):
+                return True
+        for j in range(24):
+            if opp[j] > 0 and _walk_hits(me, j, d1, steps):
+                return True
+        return False
+    if bar >= 2:
+        return _blot(me, 24 - d1) or _blot(me, 24 - d2)
+    for order in range(2):
+        a = d1 if order == 0 else d2
+        b = d2 if order == 0 else d1
+        if bar == 1:
+            entry = 24 - a
+            if not _open(me, entry):
+                continue
+            if _blot(me, entry) or _walk_hits(me, entry, b, 1):
+                return True
+            for j in range(24):
+                if opp[j] > 0 and _walk_hits(me, j, b, 1):
+                    return True
+        else:
+            for j in range(24):
+                if opp[j] > 0:
+                    t = j - a
+                    if t < 0:
+                        continue
+                    if _blot(me, t) or (_open(me, t) and _walk_hits(me, t, b, 1)):
+                        return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def shots(me, opp):
+    """Share of the opponent's 36 rolls that hit at least one of my blots."""
+    has_blot = False
+    for i in range(24):
+        if me[i] == 1:
+            has_blot = True
+    if not has_blot:
+        return 0.0
+    hits = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            if _roll_hits(me, opp, d1, d2):
+                hits += 1 if d1 == d2 else 2
+    return hits / 36.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _blocked(opp, i):
+    """Does the opponent hold my index i (its index 23 - i)?"""
+    return i >= 0 and opp[23 - i] >= 2
+
+
+@njit(cache=True, nogil=True)
+def escapes(me, opp, p):
+    """Share of my 36 rolls that carry a checker at my index p (24 = bar) past every
+    opponent point among the 12 in front of it; landing and touching points must be open."""
+    front = -1
+    for i in range(p - 1, max(p - 13, -1), -1):
+        if _blocked(opp, i):
+            front = i
+    if front < 0:
+        return 1.0
+    count = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            ok = False
+            if d1 == d2:
+                at = p
+                for _ in range(4):
+                    at -= d1
+                    if _blocked(opp, at):
+                        break
+                    if at < front:
+                        ok = True
+                        break
+            else:
+                for order in range(2):
+                    a = d1 if order == 0 else d2
+                    if p - a < front and not _blocked(opp, p - a):
+                        ok = True
+                    elif not _blocked(opp, p - a) and p - d1 - d2 < front and not _blocked(opp, p - d1 - d2):
+                        ok = True
+            if ok:
+                count += 1 if d1 == d2 else 2
+    return count / 36.0
+
+
+@njit(cache=True, nogil=True)
+def half_features(me, opp, out, o):
+    """Write my PER_SIDE values into out[o:o + PER_SIDE]."""
+    rear = -1
+    pips = 25 * me[24]
+    for i in range(24):
+        if me[i] > 0:
+            rear = i
+            pips += (i + 1) * me[i]
+    if me[24] > 0:
+        rear = 24
+    opp_rear = -1
+    for i in range(25):
+        if opp[i] > 0:
+            opp_rear = i
+    # The opponent's rearmost checker sits at my index 23 - opp_rear (the bar: -1).
+    line = 23 - opp_rear if opp_rear >= 0 else 24
+    contact = 0
+    for i in range(25):
+        if me[i] > 0 and i > line:
+            contact += (i - line) * me[i]
+    anchor = 0
+    run = 0
+    prime = 0
+    home = 0
+    for i in range(24):
+        if me[i] >= 2:
+            anchor = i + 1
+            run += 1
+            prime = max(prime, run)
+            if i < 6:
+                home += 1
+        else:
+            run = 0
+    dance = 0.0
+    if me[24] > 0:
+        closed = 0
+        for i in range(6):
+            if opp[i] >= 2:
+                closed += 1
+        dance = (closed / 6.0) ** 2
+    out[o + 0] = shots(me, opp)
+    out[o + 1] = escapes(me, opp, rear) if rear >= 0 else 1.0
+    out[o + 2] = contact / 152.0
+    out[o + 3] = (rear + 1) / 24.0
+    out[o + 4] = anchor / 24.0
+    out[o + 5] = prime / 6.0
+    out[o + 6] = home / 6.0
+    out[o + 7] = dance
+    out[o + 8] = pips / 167.0
+
+
+@njit(cache=True, nogil=True)
+def write_features(board, out, o):
+    """Write the N_FEATURES values of one afterstate (row 0 = us) into out[o:o + N_FEATURES]."""
+    half_features(board[0], board[1], out, o)
+    half_features(board[1], board[0], out, o + PER_SIDE)

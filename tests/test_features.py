@@ -1,0 +1,120 @@
+"""Hand-crafted feature inputs: textbook values, agreement with the move generator, encoding."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.encoder import MAX_ACTIVE, N_FEATURE_INPUTS, N_INPUTS, encode, encode_sparse
+from engine.features import N_FEATURES, PER_SIDE, escapes, shots, write_features
+from engine.game import RandomPlayer, play_game
+from engine.movegen import generate
+from engine.position import Position
+
+
+def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    """An afterstate from point -> count maps, each side in its own numbering (25 = bar)."""
+    board = np.zeros((2, 25), dtype=np.int8)
+    for row, points in enumerate((mine, theirs)):
+        for point, n in points.items():
+            board[row, point - 1] = n
+    return board
+
+
+def _features(board: np.ndarray) -> np.ndarray:
+    out = np.zeros(N_FEATURES, dtype=np.float32)
+    write_features(board, out, 0)
+    return out
+
+
+def _brute_force_shots(board: np.ndarray) -> float:
+    """Share of the opponent's rolls with a legal play that sends one of our checkers to the bar."""
+    theirs_to_roll = board[::-1].copy()
+    hits = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            after, _ = generate(theirs_to_roll, d1, d2)
+            if len(after) and np.any(after[:, 1, 24] > board[0, 24]):
+                hits += 1 if d1 == d2 else 2
+    return hits / 36
+
+
+@pytest.fixture(scope="module")
+def game_afterstates() -> list[np.ndarray]:
+    boards = []
+    for g in range(25):
+        rng = np.random.default_rng(g)
+        record = play_game(RandomPlayer(rng), RandomPlayer(np.random.default_rng(g + 100)),
+                           np.random.default_rng(g))
+        boards += [t.play.after.board.copy() for t in record.turns if t.play is not None]
+    return boards
+
+
+def test_a_blot_six_away_is_hit_by_17_rolls() -> None:
+    board = _board({13: 1, 1: 14}, {18: 15})  # our 13 is their 12: 6 pips from their 18
+    assert shots(board[0], board[1]) == pytest.approx(17 / 36)
+    assert _features(board)[0] == pytest.approx(17 / 36)
+
+
+def test_blocked_and_entering_shots() -> None:
+    # A blot 6 away with points 2..5 away made: only the direct 6s and 3-3 (via 3, blocked) fail.
+    board = _board({13: 1, 14: 2, 15: 2, 16: 2, 17: 2, 1: 6}, {18: 15})
+    assert shots(board[0], board[1]) == pytest.approx(_brute_force_shots(board))
+    # Two of theirs on the bar against a closed home board except a blot on our 1: they hit with 1s only.
+    board = _board({1: 1, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 24: 4}, {25: 2, 1: 13})
+    assert shots(board[0], board[1]) == pytest.approx(11 / 36) == _brute_force_shots(board)
+
+
+def test_shots_agree_with_the_move_generator(game_afterstates) -> None:
+    # The count ignores the rule to use both dice (as gnubg's does), so a few may differ, upward.
+    assert len(game_afterstates) > 1000
+    exact = 0
+    for board in game_afterstates:
+        ours, truth = shots(board[0], board[1]), _brute_force_shots(board)
+        assert ours >= truth - 1e-9
+        exact += abs(ours - truth) < 1e-9
+    assert exact >= 0.99 * len(game_afterstates)
+
+
+def test_escapes() -> None:
+    free = _board({24: 1, 1: 14}, {1: 15})
+    assert escapes(free[0], free[1], 23) == 1.0
+    primed = _board({24: 1, 1: 14}, {p: 2 for p in range(2, 8)} | {1: 3})  # a full prime in front
+    assert escapes(primed[0], primed[1], 23) == 0.0
+    # One point held 3 in front: escape with anything that jumps it and lands past it.
+    one = _board({24: 1, 1: 14}, {4: 2, 1: 13})  # their 4 is our 21
+    value = escapes(one[0], one[1], 23)
+    assert 0.0 < value < 1.0
+
+
+def test_start_position_values() -> None:
+    f = _features(Position.start().board)
+    for side in (0, PER_SIDE):
+        mine = f[side:side + PER_SIDE]
+        assert mine[0] == 0.0                        # no blots
+        assert mine[3] == 1.0                        # back checkers on the 24 point
+        assert mine[4] == 1.0                        # ... which are an anchor
+        assert mine[6] == pytest.approx(1 / 6)       # the 6 point
+        assert mine[7] == 0.0                        # nobody on the bar
+        assert mine[8] == pytest.approx(1.0)         # 167 pips
+
+
+def test_race_has_no_contact() -> None:
+    race = _board({1: 5, 2: 5, 3: 5}, {1: 5, 2: 5, 3: 5})
+    f = _features(race)
+    assert f[2] == 0.0 and f[PER_SIDE + 2] == 0.0
+    contact = _board({1: 14, 24: 1}, {2: 15})  # their 2 is our 23: one pip to pass
+    assert _features(contact)[2] == pytest.approx(1 / 152)
+
+
+def test_sparse_and_dense_feature_encodings_agree(game_afterstates) -> None:
+    idx = np.empty(MAX_ACTIVE, dtype=np.int64)
+    val = np.empty(MAX_ACTIVE, dtype=np.float32)
+    dense = encode(np.stack(game_afterstates[:300]), features=True)
+    assert dense.shape == (300, N_FEATURE_INPUTS)
+    np.testing.assert_array_equal(dense[:, :N_INPUTS], encode(np.stack(game_afterstates[:300])))
+    for board, row in zip(game_afterstates[:300], dense):
+        k = encode_sparse(board, idx, val, True)
+        rebuilt = np.zeros(N_FEATURE_INPUTS, dtype=np.float32)
+        rebuilt[idx[:k]] = val[:k]
+        np.testing.assert_array_equal(rebuilt, row)
