@@ -10,8 +10,8 @@ learned purely by self-play.
 Each side gets the same PER_SIDE values, computed with that side as "me" and the other
 as "opp", each row in its own numbering (index 0..23 = points 1..24, 24 = the bar):
   0  shots      share of the opponent's 36 rolls that hit at least one of my blots
-  1  escapes    share of my 36 rolls that carry my rearmost checker past every point
-                the opponent holds in the 12 in front of it (1 when none blocks it)
+  1  escapes    share of my 36 rolls that carry my rearmost checker past every
+                point the opponent holds in front of it (1 when nothing blocks it)
   2  contact    pips my checkers must travel to pass the opponent's rearmost one / 152
   3  back       point of my rearmost checker / 24 (bar = 25/24, none left = 0)
   4  anchor     point of my rearmost made point / 24 (0 when none)
@@ -25,6 +25,7 @@ own is; bar entry comes first, as the rules require.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 # Bump when any value below changes meaning; checkpoints of feature nets store it.
@@ -34,89 +35,72 @@ N_FEATURES = 2 * PER_SIDE
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _open(me, t):
-    """May the opponent land on its index t (my index 23 - t)?"""
-    return me[23 - t] < 2
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _blot(me, t):
-    return me[23 - t] == 1
-
-
-@njit(cache=True, nogil=True)
-def _walk_hits(me, j, d, steps):
-    """Does a checker at opponent index j hit a blot within `steps` moves of d pips?"""
-    for k in range(1, steps + 1):
-        t = j - k * d
-        if t < 0:
-            return False
-        if _blot(me, t):
+def _walk(sources, d, steps, open_, blots):
+    """Do checkers at the bits of `sources` hit a blot within `steps` moves of d pips?
+    Bit t is the opponent's index t (24 = its bar); moving d pips is a shift right by d."""
+    at = sources
+    for _ in range(steps):
+        at = (at >> d) & open_
+        if at & blots:
             return True
-        if not _open(me, t):
-            return False
     return False
 
 
 @njit(cache=True, nogil=True)
-def _roll_hits(me, opp, d1, d2):
-    """Can the opponent, rolling d1-d2, hit one of my blots (bar entry first)?"""
-    bar = opp[24]
+def _roll_hits(d1, d2, bar, checkers, open_, blots):
+    """Can the opponent, rolling d1-d2, hit one of my blots? Checkers on its bar enter first."""
     if d1 == d2:
         steps = 4
+        sources = checkers
         if bar > 0:
-            entry = 24 - d1
-            if not _open(me, entry):
+            entry = np.int64(1) << (24 - d1)
+            if not entry & open_:
                 return False
-            if _blot(me, entry):
+            if entry & blots:
                 return True
             steps = 4 - bar
-            if steps <= 0:
-                return False
-            if _walk_hits(me, entry, d1, steps):
-                return True
-        for j in range(24):
-            if opp[j] > 0 and _walk_hits(me, j, d1, steps):
-                return True
-        return False
+            sources = checkers | entry
+        return steps > 0 and _walk(sources, d1, steps, open_, blots)
     if bar >= 2:
-        return _blot(me, 24 - d1) or _blot(me, 24 - d2)
+        return ((np.int64(1) << (24 - d1)) | (np.int64(1) << (24 - d2))) & blots != 0
     for order in range(2):
         a = d1 if order == 0 else d2
         b = d2 if order == 0 else d1
         if bar == 1:
-            entry = 24 - a
-            if not _open(me, entry):
-                continue
-            if _blot(me, entry) or _walk_hits(me, entry, b, 1):
+            entry = np.int64(1) << (24 - a)
+            if entry & open_ and (entry & blots or _walk(checkers | entry, b, 1, open_, blots)):
                 return True
-            for j in range(24):
-                if opp[j] > 0 and _walk_hits(me, j, b, 1):
-                    return True
-        else:
-            for j in range(24):
-                if opp[j] > 0:
-                    t = j - a
-                    if t < 0:
-                        continue
-                    if _blot(me, t) or (_open(me, t) and _walk_hits(me, t, b, 1)):
-                        return True
+        elif _walk(checkers, a, 1, open_, blots) or _walk(_reach(checkers, a, open_, blots), b, 1, open_, blots):
+            return True
     return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reach(sources, d, open_, blots):
+    """Points the checkers at `sources` can move d pips to without hitting (to play on from)."""
+    return (sources >> d) & open_ & ~blots
 
 
 @njit(cache=True, nogil=True)
 def shots(me, opp):
     """Share of the opponent's 36 rolls that hit at least one of my blots."""
-    has_blot = False
-    for i in range(24):
-        if me[i] == 1:
-            has_blot = True
-    if not has_blot:
+    blots = np.int64(0)
+    open_ = np.int64(0)
+    checkers = np.int64(0)
+    for t in range(24):  # the opponent's index t is my index 23 - t
+        mine = me[23 - t]
+        if mine == 1:
+            blots |= np.int64(1) << t
+        if mine < 2:
+            open_ |= np.int64(1) << t
+        if opp[t] > 0:
+            checkers |= np.int64(1) << t
+    if blots == 0:
         return 0.0
     hits = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
-            if _roll_hits(me, opp, d1, d2):
+            if _roll_hits(d1, d2, opp[24], checkers, open_, blots):
                 hits += 1 if d1 == d2 else 2
     return hits / 36.0
 
@@ -130,9 +114,9 @@ def _blocked(opp, i):
 @njit(cache=True, nogil=True)
 def escapes(me, opp, p):
     """Share of my 36 rolls that carry a checker at my index p (24 = bar) past every
-    opponent point among the 12 in front of it; landing and touching points must be open."""
+    opponent point in front of it; landing and touching points must be open."""
     front = -1
-    for i in range(p - 1, max(p - 13, -1), -1):
+    for i in range(p - 1, -1, -1):
         if _blocked(opp, i):
             front = i
     if front < 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.encoder import MAX_ACTIVE, N_FEATURE_INPUTS, N_INPUTS, encode, encode_sparse
+from engine.encoder import MAX_ACTIVE, N_FEATURE_INPUTS, N_INPUTS, encode, encode_sparse_features
 from engine.features import N_FEATURES, PER_SIDE, escapes, shots, write_features
 from engine.game import RandomPlayer, play_game
 from engine.movegen import generate
@@ -114,7 +114,7 @@ def test_sparse_and_dense_feature_encodings_agree(game_afterstates) -> None:
     assert dense.shape == (300, N_FEATURE_INPUTS)
     np.testing.assert_array_equal(dense[:, :N_INPUTS], encode(np.stack(game_afterstates[:300])))
     for board, row in zip(game_afterstates[:300], dense):
-        k = encode_sparse(board, idx, val, True)
+        k = encode_sparse_features(board, idx, val)
         rebuilt = np.zeros(N_FEATURE_INPUTS, dtype=np.float32)
         rebuilt[idx[:k]] = val[:k]
         np.testing.assert_array_equal(rebuilt, row)

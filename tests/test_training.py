@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.encoder import encode, encode_sparse
+from engine.encoder import encode, encode_sparse, encode_sparse_features
 from engine.errors import CheckpointError, ConfigError
 from engine.game import EvaluatorPlayer, play_game
 from engine.position import Position
@@ -45,7 +45,7 @@ def test_trace_gradient_matches_autograd(flipped: bool, features: bool) -> None:
     weights = Weights(net)
     s = Scratch(16, weights.inputs)
     board = _odd_board()
-    m = encode_sparse(board, s.idx, s.val, features)
+    m = (encode_sparse_features if features else encode_sparse)(board, s.idx, s.val)
     forward_sparse(*weights.as_tuple(), s.idx, s.val, m, s.hidden, s.y)
     x = torch.from_numpy(encode(board, features))[None]
     np.testing.assert_allclose(s.y, net(x)[0].detach().numpy(), atol=1e-6)

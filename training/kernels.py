@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse
+from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse, encode_sparse_features
 from engine.movegen import MAX_PLAYS, generate_into
 from engine.pubeval import pubeval_inputs
 
@@ -195,7 +195,7 @@ def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashe
             eq = clamped_equity(y)
             m = -1
         else:
-            m = encode_sparse(cand, idx, val, features)
+            m = encode_sparse_features(cand, idx, val) if features else encode_sparse(cand, idx, val)
             forward_sparse(w1, b1, w2, b2, idx, val, m, hidden, y)
             eq = clamped_equity(y)
         if eq > best_eq:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from engine.encoder import N_INPUTS, encode_sparse
+from engine.encoder import N_INPUTS, encode_sparse, encode_sparse_features
 from engine.movegen import _ZOBRIST
 from training.kernels import (N_OUT, Scratch, choose_net, fixed_view, forward_sparse,
                               is_finished, outcome_vector, reset_traces, roll_die, start_game,
@@ -114,7 +114,7 @@ def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y
                 outcome_vector(board, y)
                 m = -1
             else:
-                m = encode_sparse(board, idx, val, features)
+                m = encode_sparse_features(board, idx, val) if features else encode_sparse(board, idx, val)
                 forward_sparse(w1, b1, w2, b2, idx, val, m, hidden, y)
             fixed_view(y, flipped, cur)
             td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, t == start, idx, val, m,
