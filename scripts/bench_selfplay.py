@@ -16,6 +16,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=10_000, help="games to time (default 10000)")
     parser.add_argument("--workers", type=int, default=2, help="Hogwild threads (default 2)")
     parser.add_argument("--hidden", type=int, default=80, help="hidden units of a fresh net (default 80)")
+    parser.add_argument("--features", action="store_true",
+                        help="a fresh net that also reads engine.features' inputs (implies --fresh)")
+    parser.add_argument("--bearoff-target", action="store_true",
+                        help="end games at exact bear-off races (the config key bearoff_target)")
     parser.add_argument("--fresh", action="store_true",
                         help="time a freshly initialised net instead of the shipped model")
 
@@ -24,12 +28,14 @@ def run(args: argparse.Namespace) -> None:
     from models.checkpoint import load_checkpoint  # heavy (torch): only when the benchmark runs
     from training.selfplay import SelfPlay, Weights, initial_net, seed_state
 
-    if not args.fresh and DEFAULT_MODEL.is_file():
+    if not (args.fresh or args.features) and DEFAULT_MODEL.is_file():
         net, source = load_checkpoint(DEFAULT_MODEL).net, f"shipped model ({DEFAULT_MODEL.name})"
     else:
-        net, source = initial_net(args.hidden, 1), f"fresh {args.hidden}-hidden net"
+        net = initial_net(args.hidden, 1, args.features)
+        source = f"fresh {args.hidden}-hidden net" + (" with features" if args.features else "")
     weights = Weights(net)
-    play = SelfPlay(weights, args.workers, [int(seed_state(1, w)[0]) for w in range(args.workers)])
+    play = SelfPlay(weights, args.workers, [int(seed_state(1, w)[0]) for w in range(args.workers)],
+                    args.bearoff_target)
     start = time.perf_counter()
     play.train(1, 0.01, 0.7, 0.0)
     print(f"JIT warm-up: {time.perf_counter() - start:.2f} s (excluded)")

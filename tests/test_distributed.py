@@ -19,6 +19,7 @@ from training import trajectory
 from training.actors import LocalBackend
 from training.config import TrainConfig, load_config
 from training.distributed import DistributedTrainer, lag_bound
+from engine.bearoff import exact_race
 from training.kernels import Scratch, train_games
 from training.selfplay import Weights, benchmark, initial_net, seed_state
 from training.trajectory import TrajectoryBatch, learn, record_games
@@ -49,25 +50,32 @@ def _metrics(run: Path) -> list[dict]:
 
 
 # -- trajectories and their replay ------------------------------------------------------
-def test_recorded_game_replays_like_the_hogwild_kernel_at_zero_lr() -> None:
+@pytest.mark.parametrize("bearoff", [False, True])
+def test_recorded_game_replays_like_the_hogwild_kernel_at_zero_lr(bearoff: bool) -> None:
     """With alpha = 0 train_games plays the same game from the same dice: the recorded
-    afterstates must give the same moves and the same TD errors when replayed."""
+    afterstates must give the same moves and the same TD errors when replayed (also when
+    games end at exact bear-off races)."""
     weights = Weights(initial_net(16, 4))
-    s = Scratch(16)
+    s = Scratch(16, bearoff=bearoff)
     train_games(*weights.as_tuple(), 3, 0.0, 0.7, 0.0, seed_state(9, 0), _ZOBRIST, s.boards,
                 s.steps, s.hashes, s.idx, s.val, s.hidden, s.y, s.best_hidden, s.best_idx,
-                s.best_val, s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats)
-    boards, offsets = record_games(weights.as_tuple(), 3, 0.0, seed_state(9, 0), Scratch(16))
+                s.best_val, s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom)
+    boards, offsets = record_games(weights.as_tuple(), 3, 0.0, seed_state(9, 0),
+                                   Scratch(16, bearoff=bearoff))
     assert offsets[0] == 0 and offsets[-1] == len(boards) == s.stats[1]
     games, moves, td = learn(weights.as_tuple(), TrajectoryBatch(boards, offsets, 0, 0), 0.0, 0.7,
-                             Scratch(16))
+                             Scratch(16, bearoff=bearoff))
     assert (games, moves) == (3, int(s.stats[1]))
     assert td == pytest.approx(s.stats[2], rel=1e-6)
     start = Position.start().board
     for g in range(3):
         game = boards[offsets[g]:offsets[g + 1]]
         assert all(b.sum() <= 30 and b[0].sum() + b[1].sum() >= 1 for b in game)
-        assert game[-1][0].sum() == 0                      # the last mover has borne off
+        if bearoff:  # ends at the first exact bear-off race (or a gammon, which has none)
+            assert exact_race(game[-1]) or game[-1][0].sum() == 0
+            assert not any(exact_race(b) for b in game[:-1])
+        else:
+            assert game[-1][0].sum() == 0                      # the last mover has borne off
         assert np.abs(game[0].astype(int) - start).sum() > 0  # the opening play moved checkers
 
 
@@ -150,8 +158,8 @@ class _KillingBackend:
     def __getattr__(self, name):
         return getattr(self.inner, name)
 
-    def start(self, hidden: int, seed: int) -> None:
-        self.inner.start(hidden, seed)
+    def start(self, spec) -> None:
+        self.inner.start(spec)
         self.n_actors = self.inner.n_actors
 
     def result(self, actor, ticket):

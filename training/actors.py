@@ -59,19 +59,29 @@ def job_rng(seed: int, start: int) -> np.ndarray:
     return np.array([mixed[0]], dtype=np.uint64)
 
 
+@dataclass(frozen=True)
+class ActorSpec:
+    """What every actor of a run needs to know: the net's size, the run's seed and whether
+    games end at exact bear-off races."""
+
+    hidden: int
+    seed: int
+    bearoff: bool = False
+
+
 class ActorCore:
     """Plays jobs with a cached private copy of one weight version (the same class runs in
     a local process and as a Ray actor)."""
 
-    def __init__(self, hidden: int, seed: int) -> None:
-        self.seed = seed
-        self.scratch = Scratch(hidden)
+    def __init__(self, spec: ActorSpec) -> None:
+        hidden, self.seed = spec.hidden, spec.seed
+        self.scratch = Scratch(hidden, bearoff=spec.bearoff)
         self.version = -1
         self.weights: WeightArrays | None = None
         # Load the compiled kernel now (zero games), not inside the first timed job.
         blank = (np.zeros((198, hidden), np.float32), np.zeros(hidden, np.float32),
                  np.zeros((hidden, 5), np.float32), np.zeros(5, np.float32))
-        record_games(blank, 0, 0.0, job_rng(seed, 0), self.scratch)
+        record_games(blank, 0, 0.0, job_rng(self.seed, 0), self.scratch)
 
     def play(self, job: Job, weights: WeightArrays) -> TrajectoryBatch:
         if job.version != self.version or self.weights is None:
@@ -88,10 +98,10 @@ class ActorCore:
 
 
 # ------------------------------------------------------------------------------ local
-def _local_actor(hidden: int, seed: int, jobs: Any, results: Any) -> None:
+def _local_actor(spec: ActorSpec, jobs: Any, results: Any) -> None:
     """Process body: play jobs until a None arrives. Ctrl-C is the learner's to handle."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    core = ActorCore(hidden, seed)
+    core = ActorCore(spec)
     while True:
         item = jobs.get()
         if item is None:
@@ -123,10 +133,10 @@ class LocalBackend:
         self.jobs: list[Any] = []
         self.results: list[Any] = []
         self.held: list[dict[int, TrajectoryBatch]] = []
-        self.hidden = self.seed = 0
+        self.spec = ActorSpec(0, 0)
 
-    def start(self, hidden: int, seed: int) -> None:
-        self.hidden, self.seed = hidden, seed
+    def start(self, spec: ActorSpec) -> None:
+        self.spec = spec
         for a in range(self.n_actors):
             self.procs.append(None)
             self.jobs.append(None)
@@ -137,7 +147,7 @@ class LocalBackend:
     def _spawn(self, a: int) -> None:
         jobs = self.ctx.Queue()
         reader, writer = self.ctx.Pipe(duplex=False)
-        proc = self.ctx.Process(target=_local_actor, args=(self.hidden, self.seed, jobs, writer),
+        proc = self.ctx.Process(target=_local_actor, args=(self.spec, jobs, writer),
                                 name=f"tdgammon-actor-{a}", daemon=True)
         proc.start()
         writer.close()  # the actor holds the only write end now
@@ -230,7 +240,7 @@ class RayBackend:
         self.n_actors = actors or 0
         self.handles: list[Any] = []
 
-    def start(self, hidden: int, seed: int) -> None:
+    def start(self, spec: ActorSpec) -> None:
         ray = self.ray
         if not ray.is_initialized():
             _check_reachable(self.address)
@@ -245,8 +255,8 @@ class RayBackend:
             # Every CPU of the cluster but one, which the learner (this process) uses.
             self.n_actors = max(1, int(ray.cluster_resources().get("CPU", 2)) - 1)
         self.remote_cls = ray.remote(num_cpus=1, max_restarts=0)(ActorCore)
-        self.hidden, self.seed = hidden, seed
-        self.handles = [self.remote_cls.remote(hidden, seed) for _ in range(self.n_actors)]
+        self.spec = spec
+        self.handles = [self.remote_cls.remote(spec) for _ in range(self.n_actors)]
 
     def publish(self, version: int, weights: WeightArrays) -> Any:
         return self.ray.put(weights)
@@ -262,7 +272,7 @@ class RayBackend:
 
     def restart(self, actor: int) -> None:
         self.ray.kill(self.handles[actor])
-        self.handles[actor] = self.remote_cls.remote(self.hidden, self.seed)
+        self.handles[actor] = self.remote_cls.remote(self.spec)
 
     def kill(self, actor: int) -> None:
         """Kill one actor abruptly (for tests of fault tolerance)."""

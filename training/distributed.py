@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from models.checkpoint import load_checkpoint
-from training.actors import ActorDied, Job, WeightArrays
+from training.actors import ActorDied, ActorSpec, Job, WeightArrays
 from training.config import TrainConfig
 from training.kernels import Scratch
 from training.selfplay import Weights
@@ -43,7 +43,7 @@ class Backend(Protocol):
     name: str
     n_actors: int
 
-    def start(self, hidden: int, seed: int) -> None: ...
+    def start(self, spec: ActorSpec) -> None: ...
     def publish(self, version: int, weights: WeightArrays) -> Any: ...
     def submit(self, actor: int, job: Job, handle: Any) -> Any: ...
     def result(self, actor: int, ticket: Any) -> TrajectoryBatch: ...
@@ -66,7 +66,7 @@ class ActorLearner:
         self.config = config
         self.backend = backend
         self.learned = learned
-        self.scratch = Scratch(weights.hidden, weights.inputs)
+        self.scratch = Scratch(weights.hidden, weights.inputs, config.bearoff_target)
         self.restarts = 0
         self.learn_seconds = 0.0  # wall time spent in the TD kernel (the rest is waiting for actors)
         self.learn_cpu = 0.0      # CPU time of the learner's TD kernel
@@ -75,7 +75,7 @@ class ActorLearner:
         self.published: dict[int, tuple[WeightArrays, Any]] = {}
         self.queue: deque[list[Any]] = deque()  # [job, actor, ticket]
         self.front: TrajectoryBatch | None = None
-        backend.start(weights.hidden, config.seed)
+        backend.start(ActorSpec(weights.hidden, config.seed, config.bearoff_target))
         self.depth = JOBS_PER_ACTOR * backend.n_actors
         self.turn = 0
         if state:

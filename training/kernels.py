@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.bearoff import BINOM, MAX_ROLLS, exact_race, race_win_probability, table
 from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse, encode_sparse_features
 from engine.movegen import MAX_PLAYS, generate_into
 from engine.pubeval import pubeval_inputs
@@ -144,9 +145,10 @@ def is_finished(board):
 
 # ---------------------------------------------------------------------- scratch space
 class Scratch:
-    """Per-thread buffers, so kernels allocate nothing per move."""
+    """Per-thread buffers, so kernels allocate nothing per move, and the bear-off table the
+    kernels use to end games at exact bear-off races (an empty one when off)."""
 
-    def __init__(self, hidden: int, inputs: int = N_INPUTS) -> None:
+    def __init__(self, hidden: int, inputs: int = N_INPUTS, bearoff: bool = False) -> None:
         self.boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
         self.steps = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
         self.hashes = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -163,18 +165,37 @@ class Scratch:
         self.e_w2 = np.zeros((N_OUT, hidden, N_OUT), dtype=np.float32)
         self.e_b2 = np.zeros((N_OUT, N_OUT), dtype=np.float32)
         self.stats = np.zeros(4, dtype=np.float64)  # games, moves, sum |td error|, unused
+        self.dist = table() if bearoff else np.zeros((0, MAX_ROLLS), dtype=np.float64)
+        self.binom = BINOM
 
 
 # ------------------------------------------------------------------------ move choice
 @njit(cache=True, nogil=True)
+def is_terminal(board, dist):
+    """Is this afterstate's value known exactly: a finished game or, with a bear-off table
+    (dist not empty), an exact bear-off race?"""
+    return is_finished(board) or (dist.shape[0] > 0 and exact_race(board))
+
+
+@njit(cache=True, nogil=True)
+def terminal_value(board, dist, binom, out):
+    """The exact outputs of a terminal afterstate from row 0's view (no gammons in a bear-off race)."""
+    if is_finished(board):
+        outcome_vector(board, out)
+    else:
+        out[:] = 0.0
+        out[0] = race_win_probability(board, dist, binom)
+
+
+@njit(cache=True, nogil=True)
 def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashes, zobrist,
-               idx, val, hidden, y, best_hidden, best_idx, best_val, best_y):
+               idx, val, hidden, y, best_hidden, best_idx, best_val, best_y, dist, binom):
     """Play the best 1-ply afterstate (or, with probability epsilon, a random one).
 
     Writes the chosen afterstate into board (mover still in row 0; unchanged when no play
-    is legal). Returns -1 when it ends the game (the caller scores the exact result), else
-    the active-input count of the chosen afterstate, whose hidden layer, sparse inputs and
-    outputs are left in best_*.
+    is legal). Returns -1 when it is terminal (is_terminal: its exact value is in best_y),
+    else the active-input count of the chosen afterstate, whose hidden layer, sparse
+    inputs and outputs are left in best_*.
     """
     n = generate_into(board, d1, d2, boards, steps, hashes, zobrist)
     if n == 0:
@@ -190,8 +211,8 @@ def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashe
     best_n = 0
     for k in range(first, last):
         cand = boards[k]
-        if is_finished(cand):
-            outcome_vector(cand, y)
+        if is_terminal(cand, dist):
+            terminal_value(cand, dist, binom, y)
             eq = clamped_equity(y)
             m = -1
         else:
@@ -292,8 +313,9 @@ def fixed_view(y, flipped, out):
 @njit(cache=True, nogil=True)
 def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
                 boards, steps, hashes, idx, val, hidden, y, best_hidden, best_idx,
-                best_val, best_y, e_w1, e_b1, e_w2, e_b2, stats):
-    """Play n_games of self-play, updating the weights online after every move."""
+                best_val, best_y, e_w1, e_b1, e_w2, e_b2, stats, dist, binom):
+    """Play n_games of self-play, updating the weights online after every move. A game
+    ends at its first terminal afterstate (is_terminal), whose exact value is the target."""
     board = np.empty((2, 25), dtype=np.int8)
     prev = np.empty(N_OUT, dtype=np.float32)
     cur = np.empty(N_OUT, dtype=np.float32)
@@ -306,7 +328,7 @@ def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
             flipped = (turn % 2) == 1
             m = choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps,
                            hashes, zobrist, idx, val, hidden, y, best_hidden, best_idx,
-                           best_val, best_y)
+                           best_val, best_y, dist, binom)
             moves += 1
             fixed_view(best_y, flipped, cur)
             td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, turn == 0, best_idx,
@@ -354,10 +376,11 @@ def _pubeval_choice(board, n, boards, race_w, contact_w, x):
 @njit(cache=True, nogil=True)
 def play_benchmark(w1, b1, w2, b2, opponent, race_w, contact_w, n_games, rng, zobrist,
                    boards, steps, hashes, idx, val, hidden, y, best_hidden, best_idx,
-                   best_val, best_y, points):
+                   best_val, best_y, points, dist, binom):
     """Net (1-ply, greedy) vs random or pubeval; points[g] = the net's signed result.
 
-    The net moves first in even-numbered games, the opponent in odd ones.
+    The net moves first in even-numbered games, the opponent in odd ones. Games are
+    played to the end; a bear-off table (dist not empty) only guides the net's choices.
     """
     board = np.empty((2, 25), dtype=np.int8)
     x = np.empty(122, dtype=np.float64)
@@ -366,10 +389,10 @@ def play_benchmark(w1, b1, w2, b2, opponent, race_w, contact_w, n_games, rng, zo
         net_to_move = g % 2 == 0
         while True:
             if net_to_move:
-                m = choose_net(w1, b1, w2, b2, board, d1, d2, 0.0, rng, boards, steps, hashes,
-                               zobrist, idx, val, hidden, y, best_hidden, best_idx, best_val,
-                               best_y)
-                over = m < 0
+                choose_net(w1, b1, w2, b2, board, d1, d2, 0.0, rng, boards, steps, hashes,
+                           zobrist, idx, val, hidden, y, best_hidden, best_idx, best_val,
+                           best_y, dist, binom)
+                over = is_finished(board)
             else:
                 n = generate_into(board, d1, d2, boards, steps, hashes, zobrist)
                 if n > 0:

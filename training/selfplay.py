@@ -53,9 +53,10 @@ def seed_state(seed: int, stream: int) -> np.ndarray:
 class SelfPlay:
     """Self-play TD(lambda) on shared weights with one or more Hogwild worker threads."""
 
-    def __init__(self, weights: Weights, workers: int, rng_states: list[int]) -> None:
+    def __init__(self, weights: Weights, workers: int, rng_states: list[int],
+                 bearoff: bool = False) -> None:
         self.weights = weights
-        self.scratch = [Scratch(weights.hidden, weights.inputs) for _ in range(workers)]
+        self.scratch = [Scratch(weights.hidden, weights.inputs, bearoff) for _ in range(workers)]
         self.rngs = [np.array([s], dtype=np.uint64) for s in rng_states]
         self.pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
 
@@ -67,7 +68,7 @@ class SelfPlay:
         kernels.train_games(*self.weights.as_tuple(), games, alpha, lam, epsilon,
                             self.rngs[worker], _ZOBRIST, s.boards, s.steps, s.hashes, s.idx,
                             s.val, s.hidden, s.y, s.best_hidden, s.best_idx, s.best_val,
-                            s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats)
+                            s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom)
 
     def train(self, games_per_worker: int, alpha: float, lam: float, epsilon: float) -> tuple[int, int, float]:
         """Play games_per_worker games on every worker; returns (games, moves, summed |TD error|)."""
@@ -88,14 +89,16 @@ class SelfPlay:
             self.pool.shutdown()
 
 
-def benchmark(weights: Weights, opponent: str, games: int, seed: int) -> np.ndarray:
-    """The net's signed points in `games` 1-ply games vs 'random' or 'pubeval' (alternating who starts)."""
+def benchmark(weights: Weights, opponent: str, games: int, seed: int,
+              bearoff: bool = False) -> np.ndarray:
+    """The net's signed points in `games` 1-ply games vs 'random' or 'pubeval' (alternating
+    who starts); with `bearoff` the net plays exact bear-off races by the database."""
     kind = {"random": OPP_RANDOM, "pubeval": OPP_PUBEVAL}[opponent]
     race_w, contact_w = load_weights()
-    s = Scratch(weights.hidden, weights.inputs)
+    s = Scratch(weights.hidden, weights.inputs, bearoff)
     points = np.zeros(games, dtype=np.float64)
     rng = seed_state(seed, 1_000_000 + kind)
     kernels.play_benchmark(*weights.as_tuple(), kind, race_w, contact_w, games, rng, _ZOBRIST,
                            s.boards, s.steps, s.hashes, s.idx, s.val, s.hidden, s.y,
-                           s.best_hidden, s.best_idx, s.best_val, s.best_y, points)
+                           s.best_hidden, s.best_idx, s.best_val, s.best_y, points, s.dist, s.binom)
     return points

@@ -38,10 +38,10 @@ class BenchmarkResult:
                 f"random {100 * self.win_rate_vs_random:.1f}% wins")
 
 
-def run_benchmarks(weights: Weights, games: int, seed: int) -> BenchmarkResult:
+def run_benchmarks(weights: Weights, games: int, seed: int, bearoff: bool = False) -> BenchmarkResult:
     """1-ply net vs pubeval and vs random; ppg with a 95% normal interval."""
-    pub = benchmark(weights, "pubeval", games, seed)
-    rnd = benchmark(weights, "random", games, seed)
+    pub = benchmark(weights, "pubeval", games, seed, bearoff)
+    rnd = benchmark(weights, "random", games, seed, bearoff)
     ci = 1.96 * float(pub.std(ddof=1)) / math.sqrt(len(pub)) if len(pub) > 1 else float("nan")
     return BenchmarkResult(games, float(pub.mean()), ci, float((pub > 0).mean()),
                            float((rnd > 0).mean()))
@@ -80,7 +80,7 @@ class Trainer:
             rngs = [int(seed_state(config.seed, w)[0]) for w in range(config.workers)]
             net = initial_net(config.hidden, config.seed, config.features)
         self.weights = Weights(net)
-        self.selfplay = SelfPlay(self.weights, config.workers, rngs)
+        self.selfplay = SelfPlay(self.weights, config.workers, rngs, config.bearoff_target)
 
     # -- (4) checkpoints ----------------------------------------------------------------
     def checkpoint(self) -> Path:
@@ -166,7 +166,8 @@ class Trainer:
                   "wall_time": self.wall_time}
         record.update({name.split("/")[-1]: value for name, value in extra.items()})
         if cfg.eval_every and self._crossed(before, cfg.eval_every):
-            b = self.last_bench = run_benchmarks(self.weights, cfg.eval_games, cfg.seed + self.games)
+            b = self.last_bench = run_benchmarks(self.weights, cfg.eval_games,
+                                                 cfg.seed + self.games, cfg.bearoff_target)
             scalars.update({"eval/ppg_vs_pubeval": b.ppg_vs_pubeval,
                             "eval/win_rate_vs_pubeval": b.win_rate_vs_pubeval,
                             "eval/win_rate_vs_random": b.win_rate_vs_random})

@@ -1,8 +1,9 @@
 """Self-play games as data: actors record trajectories, one learner replays them.
 
 A trajectory is the sequence of chosen afterstates of one self-play game (int8 boards,
-mover in row 0, the opening mover's play first). The last afterstate is the finished
-board, so the exact result is part of the data. `play_games` records games with frozen
+mover in row 0, the opening mover's play first). The last afterstate is terminal (the
+finished board or, with the bear-off table, an exact bear-off race), so the exact result
+is part of the data. `play_games` records games with frozen
 weights; `learn_games` replays them with the same online TD(lambda) update as
 kernels.train_games (recomputing every prediction with the learner's current weights),
 so the actor/learner split changes only which weights chose the moves.
@@ -18,8 +19,8 @@ from numba import njit
 from engine.encoder import N_INPUTS, encode_sparse, encode_sparse_features
 from engine.movegen import _ZOBRIST
 from training.kernels import (N_OUT, Scratch, choose_net, fixed_view, forward_sparse,
-                              is_finished, outcome_vector, reset_traces, roll_die, start_game,
-                              swap_sides, td_step)
+                              is_terminal, reset_traces, roll_die, start_game, swap_sides,
+                              td_step, terminal_value)
 
 INITIAL_CAPACITY = 4096  # afterstates per call; doubled (and the call replayed) when too small
 
@@ -45,7 +46,7 @@ class TrajectoryBatch:
 # ------------------------------------------------------------------------ actor kernel
 @njit(cache=True, nogil=True)
 def play_games(w1, b1, w2, b2, n_games, epsilon, rng, zobrist, boards, steps, hashes, idx,
-               val, hidden, y, best_hidden, best_idx, best_val, best_y, out, offsets):
+               val, hidden, y, best_hidden, best_idx, best_val, best_y, out, offsets, dist, binom):
     """Play n_games of 1-ply self-play with frozen weights, recording every chosen afterstate.
 
     Returns the number of afterstates written to out, or -1 when out is too small (the
@@ -58,7 +59,8 @@ def play_games(w1, b1, w2, b2, n_games, epsilon, rng, zobrist, boards, steps, ha
         d1, d2 = start_game(board, rng)
         while True:
             m = choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashes,
-                           zobrist, idx, val, hidden, y, best_hidden, best_idx, best_val, best_y)
+                           zobrist, idx, val, hidden, y, best_hidden, best_idx, best_val, best_y,
+                           dist, binom)
             if n >= out.shape[0]:
                 return -1
             out[n] = board
@@ -83,7 +85,7 @@ def record_games(weights: tuple[np.ndarray, ...], n_games: int, epsilon: float,
         s = scratch
         n = play_games(*weights, n_games, epsilon, rng, _ZOBRIST, s.boards, s.steps, s.hashes,
                        s.idx, s.val, s.hidden, s.y, s.best_hidden, s.best_idx, s.best_val,
-                       s.best_y, out, offsets)
+                       s.best_y, out, offsets, s.dist, s.binom)
         if n >= 0:
             return out[:n].copy(), offsets
         capacity *= 2
@@ -93,7 +95,7 @@ def record_games(weights: tuple[np.ndarray, ...], n_games: int, epsilon: float,
 # ---------------------------------------------------------------------- learner kernel
 @njit(cache=True, nogil=True)
 def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y,
-                e_w1, e_b1, e_w2, e_b2, stats):
+                e_w1, e_b1, e_w2, e_b2, stats, dist, binom):
     """Online TD(lambda) over recorded games, in order, updating the weights after every move.
 
     Same update as kernels.train_games: predictions are fixed-view (the opening mover's),
@@ -110,8 +112,8 @@ def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y
         for t in range(start, stop):
             board = boards[t]
             flipped = ((t - start) % 2) == 1
-            if is_finished(board):
-                outcome_vector(board, y)
+            if is_terminal(board, dist):
+                terminal_value(board, dist, binom, y)
                 m = -1
             else:
                 m = encode_sparse_features(board, idx, val) if features else encode_sparse(board, idx, val)
@@ -131,6 +133,6 @@ def learn(weights: tuple[np.ndarray, ...], batch: TrajectoryBatch, alpha: float,
     s = scratch
     s.stats[:] = 0.0
     learn_games(*weights, batch.boards, batch.offsets, alpha, lam, s.idx, s.val, s.hidden, s.y,
-                s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats)
+                s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom)
     return int(s.stats[0]), int(s.stats[1]), float(s.stats[2])
 
