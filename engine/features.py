@@ -149,44 +149,40 @@ def escapes(me, opp, p):
 @njit(cache=True, nogil=True)
 def half_features(me, opp, out, o):
     """Write my PER_SIDE values into out[o:o + PER_SIDE]."""
-    rear = -1
-    pips = 25 * me[24]
-    for i in range(24):
-        if me[i] > 0:
-            rear = i
-            pips += (i + 1) * me[i]
-    if me[24] > 0:
-        rear = 24
     opp_rear = -1
+    closed = 0
     for i in range(25):
         if opp[i] > 0:
             opp_rear = i
+            if i < 6 and opp[i] >= 2:
+                closed += 1
     # The opponent's rearmost checker sits at my index 23 - opp_rear (the bar: -1).
     line = 23 - opp_rear if opp_rear >= 0 else 24
+    rear = -1
+    pips = 0
     contact = 0
-    for i in range(25):
-        if me[i] > 0 and i > line:
-            contact += (i - line) * me[i]
     anchor = 0
     run = 0
     prime = 0
     home = 0
-    for i in range(24):
-        if me[i] >= 2:
+    for i in range(25):
+        n = np.int64(me[i])
+        if n == 0:
+            run = 0
+            continue
+        rear = i
+        pips += (i + 1) * n
+        if i > line:
+            contact += (i - line) * n
+        if n >= 2 and i < 24:
             anchor = i + 1
             run += 1
-            prime = max(prime, run)
+            if run > prime:
+                prime = run
             if i < 6:
                 home += 1
         else:
             run = 0
-    dance = 0.0
-    if me[24] > 0:
-        closed = 0
-        for i in range(6):
-            if opp[i] >= 2:
-                closed += 1
-        dance = (closed / 6.0) ** 2
     out[o + 0] = shots(me, opp)
     out[o + 1] = escapes(me, opp, rear) if rear >= 0 else 1.0
     out[o + 2] = contact / 152.0
@@ -194,7 +190,7 @@ def half_features(me, opp, out, o):
     out[o + 4] = anchor / 24.0
     out[o + 5] = prime / 6.0
     out[o + 6] = home / 6.0
-    out[o + 7] = dance
+    out[o + 7] = (closed / 6.0) * (closed / 6.0) if me[24] > 0 else 0.0
     out[o + 8] = pips / 167.0
 
 
