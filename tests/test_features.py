@@ -87,6 +87,13 @@ def test_escapes() -> None:
     assert 0.0 < value < 1.0
 
 
+def test_dance_counts_closed_points_only_when_on_the_bar() -> None:
+    theirs = {1: 2, 2: 2, 3: 2, 13: 9}  # three closed points in their home board
+    on_bar = _features(_board({25: 1, 6: 14}, theirs))
+    assert on_bar[7] == pytest.approx(0.25) and on_bar[3] == pytest.approx(25 / 24)
+    assert _features(_board({24: 1, 6: 14}, theirs))[7] == 0.0
+
+
 def test_start_position_values() -> None:
     f = _features(Position.start().board)
     for side in (0, PER_SIDE):
