@@ -3,10 +3,12 @@
 Reads the trainer's `metrics.jsonl` (pubeval benchmarks logged during training) and,
 optionally, a JSON lines file of pit results of the run's snapshots against gnubg
 (`{"games_trained": N, "win_rate": w, "ci95_win": c, ...}` per line, as written by
-`scripts/gnubg_curve.sh`). Usage:
+`scripts/gnubg_curve.py`), and other runs' metrics to compare against (drawn as the
+running mean of 5 benchmarks, 100,000 games). Usage:
 
     python -m scripts.plot_learning_curve runs/default/metrics.jsonl \
-        [--gnubg runs/default/gnubg_curve.jsonl] --out models/learning_curve.png
+        [--gnubg runs/default/gnubg_curve.jsonl] [--compare LABEL=OTHER/metrics.jsonl ...] \
+        --out models/learning_curve.png
 """
 
 from __future__ import annotations
@@ -24,8 +26,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("metrics", type=Path, help="the run's metrics.jsonl")
     parser.add_argument("--gnubg", type=Path, help="pit results of snapshots vs gnubg 0-ply (JSON lines)")
+    parser.add_argument("--compare", action="append", default=[], metavar="LABEL=PATH",
+                        help="another run's metrics.jsonl to draw as a running mean (repeatable)")
+    parser.add_argument("--label", default="ppg vs pubeval (1-ply, 95% CI)", help="legend of the main run")
     parser.add_argument("--out", type=Path, default=Path("learning_curve.png"))
     args = parser.parse_args(argv)
+    compare = []
+    for item in args.compare:
+        label, sep, path = item.partition("=")
+        if not sep or not Path(path).is_file():
+            parser.error(f"--compare wants LABEL=PATH to an existing file, got {item!r}")
+        compare.append((label, Path(path)))
 
     import matplotlib
     matplotlib.use("Agg")
@@ -36,8 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     games = [r["games"] / 1000 for r in rows]
     ppg = [r["ppg_vs_pubeval"] for r in rows]
     ci = [r.get("ci95_vs_pubeval", 0.0) for r in rows]
-    ax.errorbar(games, ppg, yerr=ci, color="tab:blue", marker=".", capsize=2,
-                label="ppg vs pubeval (1-ply, 95% CI)")
+    ax.errorbar(games, ppg, yerr=ci, color="tab:blue", marker=".", capsize=2, label=args.label)
+    for (label, path), color in zip(compare, ["tab:gray", "tab:green", "tab:purple", "tab:orange"]):
+        other = [r for r in read_jsonl(path) if "ppg_vs_pubeval" in r]
+        mean = [sum(r["ppg_vs_pubeval"] for r in other[max(0, i - 4):i + 1]) / len(other[max(0, i - 4):i + 1])
+                for i in range(len(other))]
+        ax.plot([r["games"] / 1000 for r in other], mean, color=color, linewidth=1.2,
+                label=f"{label} (running mean of 5)")
     ax.axhline(0.63, color="tab:blue", linestyle=":", linewidth=1, label="gnubg 0-ply vs pubeval (+0.63)")
     ax.set_xlabel("self-play games trained (thousands)")
     ax.set_ylabel("points per game vs pubeval", color="tab:blue")
