@@ -20,7 +20,7 @@ from models.checkpoint import load_checkpoint
 from models.network import NetworkEvaluator
 from training.config import TrainConfig, load_config
 from training.kernels import FLIP_PERM, FLIP_SIGN, Scratch, add_gradient, forward_sparse
-from training.selfplay import Weights, benchmark, initial_net
+from training.selfplay import SelfPlay, Weights, benchmark, initial_net, seed_state
 from training.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,6 +115,17 @@ def test_same_seed_same_weights_and_resume_equals_uninterrupted(tmp_path: Path) 
         np.testing.assert_array_equal(x, y)
         np.testing.assert_array_equal(x, z)
     assert not any(p.suffix == ".tmp" for p in (tmp_path / "a").iterdir())
+
+
+def test_bearoff_target_ends_games_at_exact_races() -> None:
+    weights = Weights(initial_net(8, 5))
+    moves = {}
+    for bearoff in (False, True):
+        play = SelfPlay(Weights(weights.to_net()), 1, [int(seed_state(5, 0)[0])], bearoff)
+        games, moves[bearoff], _ = play.train(200, 0.05, 0.7, 0.0)
+        assert games == 200
+    # Each game stops at its first exact bear-off race: fewer moves, yet most of a game remains.
+    assert 0.7 * moves[False] < moves[True] < 0.97 * moves[False]
 
 
 def test_corrupt_or_mismatched_checkpoint_is_refused(tmp_path: Path) -> None:
