@@ -117,6 +117,17 @@ def test_same_seed_same_weights_and_resume_equals_uninterrupted(tmp_path: Path) 
     assert not any(p.suffix == ".tmp" for p in (tmp_path / "a").iterdir())
 
 
+def test_snapshots_survive_a_resume_off_the_multiple(tmp_path: Path) -> None:
+    cfg = TrainConfig(**{**TINY, "snapshot_every": 100, "checkpoint_every": 50})
+    Trainer(cfg, tmp_path, total_games=75, progress=False).run()
+    wider = TrainConfig(**{**TINY, "snapshot_every": 100, "checkpoint_every": 50, "workers": 2})
+    Trainer(wider, tmp_path, resume=tmp_path / "checkpoint.pt", total_games=300, progress=False).run()
+    snaps = sorted(tmp_path.glob("checkpoint-*.pt"))
+    counts = [int(p.stem.split("-")[1]) for p in snaps]
+    assert counts[:2] == [125, 225] and len(counts) == 3 and counts[2] >= 300  # the last: the end of the run
+    assert all(load_checkpoint(p).games_trained == c for p, c in zip(snaps, counts))
+
+
 def test_bearoff_target_ends_games_at_exact_races() -> None:
     weights = Weights(initial_net(8, 5))
     moves = {}

@@ -81,6 +81,7 @@ class Trainer:
             net = initial_net(config.hidden, config.seed, config.features)
         self.weights = Weights(net)
         self.selfplay = SelfPlay(self.weights, config.workers, rngs, config.bearoff_target)
+        self.snapshots_passed = self.games // config.snapshot_every if config.snapshot_every else 0
 
     # -- (4) checkpoints ----------------------------------------------------------------
     def checkpoint(self) -> Path:
@@ -88,8 +89,11 @@ class Trainer:
         save_checkpoint(path, Checkpoint(self.weights.to_net(), self.config.to_dict(),
                                          self.games, self._trainer_state()))
         every = self.config.snapshot_every
-        if every and self.games % every == 0:
+        if every and self.games // every > self.snapshots_passed:
+            # The first checkpoint at or past each multiple of snapshot_every (a resumed run's
+            # count need not hit the multiple exactly); named by its real games count.
             shutil.copyfile(path, self.out / f"checkpoint-{self.games:09d}.pt")
+            self.snapshots_passed = self.games // every
         return path
 
     def _trainer_state(self) -> dict:
