@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.checkpoint import load_checkpoint
-from models.paths import DEFAULT_MODEL
+from models.paths import DEFAULT_MODEL, TESAURO_MODEL
 from training.selfplay import Weights, benchmark
 
 
@@ -17,9 +17,18 @@ def test_shipped_checkpoint_describes_itself() -> None:
 
 
 def test_pubeval_loses_to_the_shipped_network_and_random_loses_to_both() -> None:
-    """1-ply over 2,000 games (measured +0.43 ppg over 10,000 with `tdgammon pit`)."""
+    """1-ply over 2,000 games (measured +0.51 ppg over 10,000 with `tdgammon pit`)."""
     weights = Weights(load_checkpoint(DEFAULT_MODEL).net)
     vs_pubeval = benchmark(weights, "pubeval", 2000, seed=5)
     assert vs_pubeval.mean() > 0.25 and (vs_pubeval > 0).mean() > 0.57
     vs_random = benchmark(weights, "random", 500, seed=5)
     assert (vs_random > 0).mean() > 0.97 and np.mean(vs_random) > 2.0
+
+
+def test_the_previous_198_input_model_still_plays() -> None:
+    """models/tesauro-198-80.pt: Tesauro's inputs only (measured +0.43 ppg vs pubeval)."""
+    ckpt = load_checkpoint(TESAURO_MODEL)
+    assert not ckpt.net.features and ckpt.net.hidden.in_features == 198
+    assert load_checkpoint(DEFAULT_MODEL).net.features
+    vs_pubeval = benchmark(Weights(ckpt.net), "pubeval", 1000, seed=6)
+    assert vs_pubeval.mean() > 0.2
