@@ -63,6 +63,8 @@ def test_trace_gradient_matches_autograd(flipped: bool, features: bool) -> None:
 # -- configuration ----------------------------------------------------------------------
 def test_shipped_configs_load() -> None:
     assert load_config(ROOT / "configs" / "default.toml").games >= 1_000_000
+    assert load_config(ROOT / "configs" / "default.toml").features
+    assert not load_config(ROOT / "configs" / "tesauro.toml").features
     assert load_config(ROOT / "configs" / "smoke.toml").workers == 1
 
 
