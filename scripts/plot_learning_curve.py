@@ -17,6 +17,8 @@ import argparse
 import json
 from pathlib import Path
 
+import numpy as np
+
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -50,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     ax.errorbar(games, ppg, yerr=ci, color="tab:blue", marker=".", capsize=2, label=args.label)
     for (label, path), color in zip(compare, ["tab:gray", "tab:green", "tab:purple", "tab:orange"]):
         other = [r for r in read_jsonl(path) if "ppg_vs_pubeval" in r]
-        mean = [sum(r["ppg_vs_pubeval"] for r in other[max(0, i - 4):i + 1]) / len(other[max(0, i - 4):i + 1])
-                for i in range(len(other))]
+        ppgs = [r["ppg_vs_pubeval"] for r in other]
+        mean = [float(np.mean(ppgs[max(0, i - 4):i + 1])) for i in range(len(ppgs))]
         ax.plot([r["games"] / 1000 for r in other], mean, color=color, linewidth=1.2,
                 label=f"{label} (running mean of 5)")
     ax.axhline(0.63, color="tab:blue", linestyle=":", linewidth=1, label="gnubg 0-ply vs pubeval (+0.63)")

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import torch
 
+from engine.encoder import N_INPUTS
 from engine.movegen import _ZOBRIST
 from engine.pubeval import load_weights
 from models.network import TDNet
@@ -21,14 +22,13 @@ class Weights:
         arrays = net.to_numpy()
         self.w1, self.b1, self.w2, self.b2 = arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"]
         self.hidden = net.n_hidden
-        self.features = net.features
-        self.inputs = self.w1.shape[0]
+        self.inputs = self.w1.shape[0]  # more than N_INPUTS: the net reads engine.features too
 
     def as_tuple(self) -> tuple[np.ndarray, ...]:
         return self.w1, self.b1, self.w2, self.b2
 
     def to_net(self) -> TDNet:
-        net = TDNet(self.hidden, self.features)
+        net = TDNet(self.hidden, features=self.inputs > N_INPUTS)
         net.load_numpy({"w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2})
         return net
 
