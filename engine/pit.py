@@ -109,12 +109,15 @@ class GnubgProcess:
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
         self._read("READY")
 
-    def _read(self, prefix: str) -> str:
+    def _read(self, word: str) -> str:
+        """The next reply starting with `word`, past gnubg's own output; raises on ERROR."""
         while True:
             line = self.proc.stdout.readline()
             if not line:
                 raise RuntimeError("gnubg exited unexpectedly")
-            if line.startswith(prefix):
+            if line.startswith("ERROR "):
+                raise RuntimeError(f"gnubg: {line[6:].rstrip()}")
+            if line.startswith(word + " ") or line.rstrip("\n") == word:
                 return line.rstrip("\n")
 
     def best_moves(self, position: Position, dice: tuple[int, int], plies: int) -> list[tuple[int, int]]:
@@ -122,10 +125,14 @@ class GnubgProcess:
         self.proc.stdin.write(f"{position.id} {dice[0]} {dice[1]} {plies}\n")
         self.proc.stdin.flush()
         line = self._read("MOVE")
-        if line.startswith("MOVE-ERROR"):
-            raise RuntimeError(f"gnubg: {line[11:]}")
         nums = [int(x) for x in line.split()[1:]]
         return list(zip(nums[0::2], nums[1::2]))
+
+    def equity(self, position: Position, plies: int) -> float:
+        """gnubg's cubeless equity for the side on roll of `position`, at PLIES (its numbering)."""
+        self.proc.stdin.write(f"EVAL {position.id} {plies}\n")
+        self.proc.stdin.flush()
+        return float(self._read("EQUITY").split()[1])
 
     def close(self) -> None:
         if self.proc.poll() is None:

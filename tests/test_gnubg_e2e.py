@@ -1,7 +1,8 @@
-"""End to end with the real GNU Backgammon: gnubg plays `serve` in both seats, pit vs gnubg, .mat import.
+"""End to end with the real GNU Backgammon: gnubg plays `serve` in both seats, pit vs gnubg,
+.mat import, gnubg's equities as a judge (scripts/move_error.py).
 
-Our side is pubeval until a trained models/default.pt ships. Skipped, with the reason, when
-/usr/games/gnubg is absent.
+Our side is pubeval, the fastest player. Skipped, with the reason, when /usr/games/gnubg
+is absent.
 """
 
 import json
@@ -192,3 +193,29 @@ def test_gnubg_beavers_our_doubles_and_the_games_go_on(seat):
             # The game went on: our next decision has the cube doubled again, on gnubg's side.
             assert nxt.cube == 2 * fb.cube and nxt.decider == fb.decider and nxt.cube_owner() == 1
     assert any(answer == "take" for _, answer in (bot.log[i] for i in beavers))
+
+
+def test_gnubg_equity_requests_and_errors():
+    from engine.pit import GnubgProcess
+    board = np.zeros((2, 25), dtype=np.int8)
+    board[0, 0] = 1          # I bear off my last checker with any roll...
+    board[1, 12] = 15        # ...while all of theirs are still outside their home: a gammon
+    process = GnubgProcess()
+    try:
+        assert process.equity(Position(board), 0) == pytest.approx(2.0, abs=1e-3)
+        with pytest.raises(RuntimeError, match="gnubg"):
+            process.equity(type("Bad", (), {"id": "not-an-id"})(), 0)
+        assert process.equity(Position(board).swap(), 0) == pytest.approx(-2.0, abs=0.05)
+    finally:
+        process.close()
+
+
+def test_move_error_judges_plays_with_gnubg(capsys):
+    from scripts.move_error import main as move_error
+    assert move_error(["pubeval", "pubeval", "--reference", "pubeval", "--games", "2",
+                       "--gnubg-plies", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "judge: gnubg 0-ply" in lines[0] and len(lines) == 3
+    lost = float(lines[1].split(": ")[1].split()[0])
+    assert lost > 0                                       # pubeval is weaker than gnubg 0-ply
+    assert "minus the first: +0.0 ± 0.0" in lines[2]     # the same player, paired: no difference

@@ -1,0 +1,119 @@
+"""How much equity players' plays lose, judged by gnubg: a yardstick with far less noise than pits.
+
+The decisions: every turn with two or more legal plays in --games games that a reference
+player (default: the shipped model at 1-ply) plays against itself, dice from --seed. The same
+seed gives the same decisions, so the players are compared on the same positions and their
+difference is paired.
+
+The judge: gnubg at --gnubg-plies (its numbering: 1 = our 2-ply), cubeless. A play is worth
+minus gnubg's equity for the opponent on roll after it (the exact result when it ends the
+game); a decision's loss is the worth of gnubg's own best play minus the worth of the
+player's (0 when they agree; it can dip below 0 where gnubg's move filter missed a play).
+
+Usage: python -m scripts.move_error PLAYER... [--games 100] [--seed 1] [--gnubg-plies 1]
+where PLAYER is as in `tdgammon pit` (a checkpoint or built-in evaluator, with @1 or @2).
+Learning never sees these numbers: gnubg is only a yardstick (issue 6's rules).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import numpy as np
+
+from engine.errors import TdgammonError
+from engine.game import Player, play_game
+from engine.notation import PlayList, apply_moves
+from engine.pit import GnubgProcess, SearchPlayer, parse_player_spec
+from engine.position import Position
+from models.loader import load_evaluator
+from models.paths import DEFAULT_MODEL
+
+
+class RecordingPlayer:
+    """Plays as `inner` and remembers every decision (position, dice, plays) it was asked."""
+
+    def __init__(self, inner: Player) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.decisions: list[tuple[Position, tuple[int, int], PlayList]] = []
+
+    def choose(self, position: Position, dice: tuple[int, int], plays) -> int:
+        self.decisions.append((position, dice, plays))
+        return self.inner.choose(position, dice, plays)
+
+
+def build(text: str) -> SearchPlayer:
+    spec = parse_player_spec(text)
+    if spec.kind != "evaluator":
+        raise TdgammonError(f"move_error judges our players against gnubg, not {text!r}")
+    return SearchPlayer(load_evaluator(spec.evaluator_spec), spec.ply, spec.label)
+
+
+class Judge:
+    """gnubg's worth of afterstates (mover in row 0), cached by Position ID."""
+
+    def __init__(self, plies: int) -> None:
+        self.plies = plies
+        self.gnubg = GnubgProcess()
+        self.cache: dict[str, float] = {}
+
+    def worth(self, after: Position) -> float:
+        if after.game_over():
+            return float(after.result())
+        key = after.id
+        if key not in self.cache:
+            self.cache[key] = -self.gnubg.equity(after.swap(), self.plies)
+        return self.cache[key]
+
+    def best(self, position: Position, dice: tuple[int, int]) -> float:
+        moves = self.gnubg.best_moves(position, dice, self.plies)
+        return self.worth(Position(apply_moves(position.board, moves)))
+
+
+def interval(values: np.ndarray) -> float:
+    return 1.96 * float(np.std(values, ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else math.nan
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("players", nargs="+", metavar="PLAYER")
+    parser.add_argument("--reference", default=f"{DEFAULT_MODEL}@1",
+                        help="the player whose self-play games give the decisions")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--gnubg-plies", type=int, default=1, choices=(0, 1, 2))
+    args = parser.parse_args(argv)
+    try:
+        players = [build(text) for text in args.players]
+        recorder = RecordingPlayer(build(args.reference))
+        for game in range(args.games):
+            play_game(recorder, recorder, np.random.default_rng([args.seed, game]))
+        judge = Judge(args.gnubg_plies)
+    except TdgammonError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    decisions = recorder.decisions
+    best = np.array([judge.best(position, dice) for position, dice, _ in decisions])
+    print(f"{len(decisions)} decisions from {args.games} self-play games of {args.reference} "
+          f"(seed {args.seed}); judge: gnubg {args.gnubg_plies}-ply, cubeless")
+    first = None
+    for player in players:
+        loss = np.array([best[k] - judge.worth(plays[player.choose(position, dice, plays)].after)
+                         for k, (position, dice, plays) in enumerate(decisions)])
+        line = (f"{player.name}: {1000 * loss.mean():.1f} ± {1000 * interval(loss):.1f} millipoints "
+                f"lost per decision, {100 * np.mean(np.abs(loss) < 1e-9):.1f}% as gnubg")
+        if first is None:
+            first = loss
+        else:
+            diff = loss - first
+            line += f"; minus the first: {1000 * diff.mean():+.1f} ± {1000 * interval(diff):.1f}"
+        print(line, flush=True)
+    judge.gnubg.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
