@@ -11,7 +11,8 @@ game); a decision's loss is the worth of gnubg's own best play minus the worth o
 player's (0 when they agree; it can dip below 0 where gnubg's move filter missed a play).
 
 Usage: python -m scripts.move_error PLAYER... [--games 100] [--seed 1] [--gnubg-plies 1]
-where PLAYER is as in `tdgammon pit` (a checkpoint or built-in evaluator, with @1 or @2).
+where PLAYER is as in `tdgammon pit` (a checkpoint or built-in evaluator, with @1 or @2;
+gnubg:PLIES gives gnubg's own figure for calibration).
 Learning never sees these numbers: gnubg is only a yardstick (issue 6's rules).
 """
 
@@ -26,7 +27,7 @@ import numpy as np
 from engine.errors import TdgammonError
 from engine.game import Player, play_game
 from engine.notation import PlayList, apply_moves
-from engine.pit import GnubgProcess, SearchPlayer, parse_player_spec
+from engine.pit import GnubgPlayer, GnubgProcess, SearchPlayer, parse_player_spec
 from engine.position import Position
 from models.loader import load_evaluator
 from models.paths import DEFAULT_MODEL
@@ -45,10 +46,10 @@ class RecordingPlayer:
         return self.inner.choose(position, dice, plays)
 
 
-def build(text: str) -> SearchPlayer:
+def build(text: str) -> Player:
     spec = parse_player_spec(text)
-    if spec.kind != "evaluator":
-        raise TdgammonError(f"move_error judges our players against gnubg, not {text!r}")
+    if spec.kind == "gnubg":  # gnubg at fewer plies than the judge: a calibration row
+        return GnubgPlayer(spec.ply)
     return SearchPlayer(load_evaluator(spec.evaluator_spec), spec.ply, spec.label)
 
 
