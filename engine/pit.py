@@ -29,7 +29,7 @@ from engine.game import GameRecord, play_game
 from engine.matfile import MatGame
 from engine.notation import apply_moves
 from engine.position import Position
-from engine.search import rank_plays
+from engine.search import MoveFilter, rank_plays
 
 GNUBG = "/usr/games/gnubg"
 DRIVER = Path(__file__).resolve().parent / "gnubg_driver.py"
@@ -78,13 +78,15 @@ def parse_player_spec(text: str, default_ply: int = 1) -> PlayerSpec:
 class SearchPlayer:
     """engine.game Player: the best play by engine.search at 1 or 2 ply."""
 
-    def __init__(self, evaluator: Evaluator, ply: int = 1, name: str | None = None) -> None:
+    def __init__(self, evaluator: Evaluator, ply: int = 1, name: str | None = None,
+                 filter: MoveFilter = MoveFilter()) -> None:
         self.evaluator = evaluator
         self.ply = ply
         self.name = name or f"{evaluator.name}@{ply}"
+        self.filter = filter
 
     def choose(self, position: Position, dice: tuple[int, int], plays) -> int:
-        best = rank_plays(position.board, dice, self.evaluator, self.ply)[0].afterstate
+        best = rank_plays(position.board, dice, self.evaluator, self.ply, self.filter)[0].afterstate
         return _index_of(plays, best, self.name)
 
 

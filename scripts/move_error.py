@@ -12,7 +12,9 @@ player's (0 when they agree; it can dip below 0 where gnubg's move filter missed
 
 Usage: python -m scripts.move_error PLAYER... [--games 100] [--seed 1] [--gnubg-plies 1]
 where PLAYER is as in `tdgammon pit` (a checkpoint or built-in evaluator, with @1 or @2;
-gnubg:PLIES gives gnubg's own figure for calibration).
+gnubg:PLIES gives gnubg's own figure for calibration). --filters 8:0.16,4:0.08 judges each
+2-ply player once per move filter, on the same decisions; --phases splits each loss into
+contact, race and bear-off decisions.
 Learning never sees these numbers: gnubg is only a yardstick (issue 6's rules).
 """
 
@@ -28,6 +30,7 @@ from engine.errors import TdgammonError
 from engine.game import Player, play_game
 from engine.notation import PlayList, apply_moves
 from engine.pit import GnubgPlayer, GnubgProcess, SearchPlayer, parse_player_spec
+from engine.search import MoveFilter
 from engine.position import Position
 from models.loader import load_evaluator
 from models.paths import DEFAULT_MODEL
@@ -46,11 +49,24 @@ class RecordingPlayer:
         return self.inner.choose(position, dice, plays)
 
 
-def build(text: str) -> Player:
+def build(text: str, filters: list[MoveFilter] | None = None) -> list[Player]:
+    """The player(s) of one PLAYER argument: a 2-ply player once per move filter asked for."""
     spec = parse_player_spec(text)
     if spec.kind == "gnubg":  # gnubg at fewer plies than the judge: a calibration row
-        return GnubgPlayer(spec.ply)
-    return SearchPlayer(load_evaluator(spec.evaluator_spec), spec.ply, spec.label)
+        return [GnubgPlayer(spec.ply)]
+    evaluator = load_evaluator(spec.evaluator_spec)
+    if spec.ply == 1 or not filters:
+        return [SearchPlayer(evaluator, spec.ply, spec.label)]
+    return [SearchPlayer(evaluator, 2, f"{spec.label} filter {f.max_moves}:{f.threshold}", f)
+            for f in filters]
+
+
+def parse_filters(text: str) -> list[MoveFilter]:
+    """'8:0.16,16:0.32' -> MoveFilters (max moves : equity threshold)."""
+    try:
+        return [MoveFilter(int(n), float(t)) for n, t in (item.split(":") for item in text.split(","))]
+    except ValueError:
+        raise TdgammonError(f"--filters takes MAX:THRESHOLD[,MAX:THRESHOLD...], got {text!r}") from None
 
 
 class Judge:
@@ -74,6 +90,24 @@ class Judge:
         return self.worth(Position(apply_moves(position.board, moves)))
 
 
+def phase(position: Position) -> str:
+    """contact, race (no contact, not all home) or bear-off (both sides all home)."""
+    if position.board[:, 6:].sum() == 0:
+        return "bear-off"
+    return "race" if position.is_race() else "contact"
+
+
+def phase_lines(loss: np.ndarray, phases: list[str]) -> list[str]:
+    """Per phase: decisions, mean loss, share of the player's whole loss."""
+    lines = []
+    for name in ("contact", "race", "bear-off"):
+        mine = loss[[k for k, p in enumerate(phases) if p == name]]
+        if len(mine):
+            lines.append(f"  {name}: {len(mine)} decisions, {1000 * mine.mean():.1f} millipoints each, "
+                         f"{100 * mine.sum() / loss.sum():.0f}% of the loss")
+    return lines
+
+
 def interval(values: np.ndarray) -> float:
     return 1.96 * float(np.std(values, ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else math.nan
 
@@ -86,10 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--gnubg-plies", type=int, default=1, choices=(0, 1, 2))
+    parser.add_argument("--filters", metavar="MAX:THRESHOLD,...",
+                        help="judge each 2-ply player once per 2-ply move filter (default: 8:0.16)")
+    parser.add_argument("--phases", action="store_true",
+                        help="also split each player's loss by phase: contact, race, bear-off")
     args = parser.parse_args(argv)
     try:
-        players = [build(text) for text in args.players]
-        recorder = RecordingPlayer(build(args.reference))
+        filters = parse_filters(args.filters) if args.filters else None
+        players = [player for text in args.players for player in build(text, filters)]
+        recorder = RecordingPlayer(build(args.reference)[0])
         for game in range(args.games):
             play_game(recorder, recorder, np.random.default_rng([args.seed, game]))
         judge = Judge(args.gnubg_plies)
@@ -112,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
             diff = loss - first
             line += f"; minus the first: {1000 * diff.mean():+.1f} ± {1000 * interval(diff):.1f}"
         print(line, flush=True)
+        if args.phases:
+            print("\n".join(phase_lines(loss, [phase(position) for position, _, _ in decisions])))
     judge.gnubg.close()
     return 0
 
