@@ -10,7 +10,7 @@ minus gnubg's equity for the opponent on roll after it (the exact result when it
 game); a decision's loss is the worth of gnubg's own best play minus the worth of the
 player's (0 when they agree; it can dip below 0 where gnubg's move filter missed a play).
 
-Usage: python -m scripts.move_error PLAYER... [--games 100] [--seed 1] [--gnubg-plies 1]
+Usage: python -m scripts.move_error PLAYER... [--games 50] [--seed 1] [--gnubg-plies 1]
 where PLAYER is as in `tdgammon pit` (a checkpoint or built-in evaluator, with @1 or @2;
 gnubg:PLIES gives gnubg's own figure for calibration). --filters 8:0.16,4:0.08 judges each
 2-ply player once per move filter, on the same decisions; --phases splits each loss into
@@ -30,8 +30,8 @@ from engine.errors import TdgammonError
 from engine.game import Player, play_game
 from engine.notation import PlayList, apply_moves
 from engine.pit import GnubgPlayer, GnubgProcess, SearchPlayer, parse_player_spec
-from engine.search import MoveFilter
 from engine.position import Position
+from engine.search import MoveFilter
 from models.loader import load_evaluator
 from models.paths import DEFAULT_MODEL
 
@@ -85,6 +85,9 @@ class Judge:
             self.cache[key] = -self.gnubg.equity(after.swap(), self.plies)
         return self.cache[key]
 
+    def close(self) -> None:
+        self.gnubg.close()
+
     def best(self, position: Position, dice: tuple[int, int]) -> float:
         moves = self.gnubg.best_moves(position, dice, self.plies)
         return self.worth(Position(apply_moves(position.board, moves)))
@@ -112,12 +115,34 @@ def interval(values: np.ndarray) -> float:
     return 1.96 * float(np.std(values, ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else math.nan
 
 
+def report(decisions: list, players: list[Player], judge: Judge, args: argparse.Namespace) -> None:
+    """One line per player (and per phase with --phases); differences are paired to the first."""
+    best = np.array([judge.best(position, dice) for position, dice, _ in decisions])
+    phases = [phase(position) for position, _, _ in decisions]
+    print(f"{len(decisions)} decisions from {args.games} self-play games of {args.reference} "
+          f"(seed {args.seed}); judge: gnubg {args.gnubg_plies}-ply, cubeless")
+    first = None
+    for player in players:
+        loss = np.array([best[k] - judge.worth(plays[player.choose(position, dice, plays)].after)
+                         for k, (position, dice, plays) in enumerate(decisions)])
+        line = (f"{player.name}: {1000 * loss.mean():.1f} ± {1000 * interval(loss):.1f} millipoints "
+                f"lost per decision, {100 * np.mean(np.abs(loss) < 1e-9):.1f}% as gnubg")
+        if first is None:
+            first = loss
+        else:
+            diff = loss - first
+            line += f"; minus the first: {1000 * diff.mean():+.1f} ± {1000 * interval(diff):.1f}"
+        print(line, flush=True)
+        if args.phases:
+            print("\n".join(phase_lines(loss, phases)), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("players", nargs="+", metavar="PLAYER")
     parser.add_argument("--reference", default=f"{DEFAULT_MODEL}@1",
                         help="the player whose self-play games give the decisions")
-    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--games", type=int, default=50, help="self-play games giving the decisions (50: about 2,000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--gnubg-plies", type=int, default=1, choices=(0, 1, 2))
     parser.add_argument("--filters", metavar="MAX:THRESHOLD,...",
@@ -135,25 +160,11 @@ def main(argv: list[str] | None = None) -> int:
     except TdgammonError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    decisions = recorder.decisions
-    best = np.array([judge.best(position, dice) for position, dice, _ in decisions])
-    print(f"{len(decisions)} decisions from {args.games} self-play games of {args.reference} "
-          f"(seed {args.seed}); judge: gnubg {args.gnubg_plies}-ply, cubeless")
-    first = None
-    for player in players:
-        loss = np.array([best[k] - judge.worth(plays[player.choose(position, dice, plays)].after)
-                         for k, (position, dice, plays) in enumerate(decisions)])
-        line = (f"{player.name}: {1000 * loss.mean():.1f} ± {1000 * interval(loss):.1f} millipoints "
-                f"lost per decision, {100 * np.mean(np.abs(loss) < 1e-9):.1f}% as gnubg")
-        if first is None:
-            first = loss
-        else:
-            diff = loss - first
-            line += f"; minus the first: {1000 * diff.mean():+.1f} ± {1000 * interval(diff):.1f}"
-        print(line, flush=True)
-        if args.phases:
-            print("\n".join(phase_lines(loss, [phase(position) for position, _, _ in decisions])))
-    judge.gnubg.close()
+    try:
+        report(recorder.decisions, players, judge, args)
+    finally:
+        for closable in [judge, *players]:
+            getattr(closable, "close", lambda: None)()
     return 0
 
 
