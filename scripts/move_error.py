@@ -28,7 +28,7 @@ import numpy as np
 
 from engine.errors import TdgammonError
 from engine.game import Player, play_game
-from engine.notation import PlayList, apply_moves
+from engine.notation import PlayList, apply_moves, play_list
 from engine.pit import GnubgPlayer, GnubgProcess, SearchPlayer, parse_player_spec
 from engine.position import Position
 from engine.search import MoveFilter
@@ -36,17 +36,15 @@ from models.loader import load_evaluator
 from models.paths import DEFAULT_MODEL
 
 
-class RecordingPlayer:
-    """Plays as `inner` and remembers every decision (position, dice, plays) it was asked."""
-
-    def __init__(self, inner: Player) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.decisions: list[tuple[Position, tuple[int, int], PlayList]] = []
-
-    def choose(self, position: Position, dice: tuple[int, int], plays) -> int:
-        self.decisions.append((position, dice, plays))
-        return self.inner.choose(position, dice, plays)
+def decisions_of(reference: Player, games: int, seed: int) -> list[tuple[Position, tuple[int, int], PlayList]]:
+    """Every turn with two or more legal plays in `games` self-play games of `reference`."""
+    decisions = []
+    for game in range(games):
+        for turn in play_game(reference, reference, np.random.default_rng([seed, game])).turns:
+            plays = play_list(turn.position, turn.dice)
+            if len(plays) > 1:
+                decisions.append((turn.position, turn.dice, plays))
+    return decisions
 
 
 def build(text: str, filters: list[MoveFilter] | None = None) -> list[Player]:
@@ -153,15 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         filters = parse_filters(args.filters) if args.filters else None
         players = [player for text in args.players for player in build(text, filters)]
-        recorder = RecordingPlayer(build(args.reference)[0])
-        for game in range(args.games):
-            play_game(recorder, recorder, np.random.default_rng([args.seed, game]))
+        decisions = decisions_of(build(args.reference)[0], args.games, args.seed)
         judge = Judge(args.gnubg_plies)
     except TdgammonError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     try:
-        report(recorder.decisions, players, judge, args)
+        report(decisions, players, judge, args)
     finally:
         for closable in [judge, *players]:
             getattr(closable, "close", lambda: None)()
