@@ -30,6 +30,7 @@ from engine.matfile import MatGame
 from engine.notation import apply_moves
 from engine.position import Position
 from engine.search import MoveFilter, rank_plays
+from engine.stats import ci95
 
 GNUBG = "/usr/games/gnubg"
 DRIVER = Path(__file__).resolve().parent / "gnubg_driver.py"
@@ -271,9 +272,8 @@ def summarize(results: list[GameResult], duplicate: bool) -> PitStats:
         units = np.array([np.mean(v) for v in by_pair.values()])
     else:
         units = pts
-    ci = 1.96 * float(np.std(units, ddof=1)) / math.sqrt(len(units)) if len(units) > 1 else float("inf")
     return PitStats(
-        games=n, ppg=float(pts.mean()), ci95=ci,
+        games=n, ppg=float(pts.mean()), ci95=ci95(units, single=math.inf),
         win_rate=float((pts > 0).mean()), gammon_rate=float((kinds >= 2).mean()),
         backgammon_rate=float((kinds >= 3).mean()),
         b_win_rate=float((pts < 0).mean()), b_gammon_rate=float((kinds <= -2).mean()),

@@ -10,7 +10,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 
 
@@ -22,6 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from engine.errors import CheckpointError
+    from engine.stats import ci95
     from models.checkpoint import load_checkpoint
     from training.selfplay import Weights, benchmark
 
@@ -32,8 +32,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {err}", file=sys.stderr)
             return 2
         pts = benchmark(Weights(ckpt.net), "pubeval", args.games, args.seed)
-        ci = 1.96 * float(pts.std(ddof=1)) / math.sqrt(len(pts))
-        print(f"{path}: {ckpt.games_trained} games trained, {pts.mean():+.3f} ± {ci:.3f} ppg, "
+        print(f"{path}: {ckpt.games_trained} games trained, {pts.mean():+.3f} ± {ci95(pts):.3f} ppg, "
               f"{100 * (pts > 0).mean():.1f}% wins", flush=True)
     return 0
 

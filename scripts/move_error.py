@@ -21,7 +21,6 @@ Learning never sees these numbers: gnubg is only a yardstick (issue 6's rules).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 
 import numpy as np
@@ -32,6 +31,7 @@ from engine.notation import PlayList, apply_moves, play_list
 from engine.pit import GnubgPlayer, GnubgProcess, SearchPlayer, parse_player_spec
 from engine.position import Position
 from engine.search import MoveFilter
+from engine.stats import ci95
 from models.loader import load_evaluator
 from models.paths import DEFAULT_MODEL
 
@@ -109,10 +109,6 @@ def phase_lines(loss: np.ndarray, phases: list[str]) -> list[str]:
     return lines
 
 
-def interval(values: np.ndarray) -> float:
-    return 1.96 * float(np.std(values, ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else math.nan
-
-
 def report(decisions: list, players: list[Player], judge: Judge, args: argparse.Namespace) -> None:
     """One line per player (and per phase with --phases); differences are paired to the first."""
     best = np.array([judge.best(position, dice) for position, dice, _ in decisions])
@@ -123,13 +119,13 @@ def report(decisions: list, players: list[Player], judge: Judge, args: argparse.
     for player in players:
         loss = np.array([best[k] - judge.worth(plays[player.choose(position, dice, plays)].after)
                          for k, (position, dice, plays) in enumerate(decisions)])
-        line = (f"{player.name}: {1000 * loss.mean():.1f} ± {1000 * interval(loss):.1f} millipoints "
+        line = (f"{player.name}: {1000 * loss.mean():.1f} ± {1000 * ci95(loss):.1f} millipoints "
                 f"lost per decision, {100 * np.mean(np.abs(loss) < 1e-9):.1f}% as gnubg")
         if first is None:
             first = loss
         else:
             diff = loss - first
-            line += f"; minus the first: {1000 * diff.mean():+.1f} ± {1000 * interval(diff):.1f}"
+            line += f"; minus the first: {1000 * diff.mean():+.1f} ± {1000 * ci95(diff):.1f}"
         print(line, flush=True)
         if args.phases:
             print("\n".join(phase_lines(loss, phases)), flush=True)

@@ -134,3 +134,10 @@ def test_json_is_strict_json_when_the_interval_is_undefined(capsys):
                  "--no-progress"]) == 0
     out = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(name))
     assert out["games"] == 2 and out["ci95"] is None
+
+
+def test_the_shared_95_percent_interval() -> None:
+    import math
+    from engine.stats import ci95
+    assert ci95(np.array([1.0, -1.0, 1.0, -1.0])) == pytest.approx(1.96 * math.sqrt(4 / 3) / 2)
+    assert math.isnan(ci95(np.array([0.5]))) and ci95([0.5], single=math.inf) == math.inf

@@ -8,7 +8,6 @@ SIGINT or SIGTERM arrives (the current chunk finishes first, so no game is half-
 from __future__ import annotations
 
 import json
-import math
 import shutil
 import signal
 import time
@@ -18,6 +17,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine.errors import CheckpointError
+from engine.stats import ci95
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from training.config import TrainConfig
 from training.selfplay import SelfPlay, Weights, benchmark, initial_net, seed_state
@@ -42,8 +42,7 @@ def run_benchmarks(weights: Weights, games: int, seed: int, bearoff: bool = Fals
     """1-ply net vs pubeval and vs random; ppg with a 95% normal interval."""
     pub = benchmark(weights, "pubeval", games, seed, bearoff)
     rnd = benchmark(weights, "random", games, seed, bearoff)
-    ci = 1.96 * float(pub.std(ddof=1)) / math.sqrt(len(pub)) if len(pub) > 1 else float("nan")
-    return BenchmarkResult(games, float(pub.mean()), ci, float((pub > 0).mean()),
+    return BenchmarkResult(games, float(pub.mean()), ci95(pub), float((pub > 0).mean()),
                            float((rnd > 0).mean()))
 
 
