@@ -196,3 +196,33 @@ def test_smoke_config_learns(tmp_path: Path) -> None:
     points = [play_game(EvaluatorPlayer(learned), EvaluatorPlayer(start), rng).result
               for _ in range(100)]
     assert np.mean(points) > 0.3 and np.mean(np.array(points) > 0) > 0.6
+
+
+# -- widening a trained net -------------------------------------------------------------
+def test_widened_checkpoint_computes_the_same_and_trains_on(tmp_path: Path) -> None:
+    from scripts.widen_checkpoint import main as widen_main
+
+    cfg = TrainConfig(**{**TINY, "features": True})
+    Trainer(cfg, tmp_path / "run", total_games=50, progress=False).run()
+    narrow = tmp_path / "run" / "checkpoint.pt"
+    wide = tmp_path / "wide.pt"
+    assert widen_main([str(narrow), "--hidden", "12", "--out", str(wide)]) == 0
+    a, b = load_checkpoint(narrow), load_checkpoint(wide)
+    assert (b.net.n_hidden, b.config["hidden"], b.games_trained) == (12, 12, 50)
+    x = torch.rand(64, a.net.hidden.in_features)
+    with torch.no_grad():
+        torch.testing.assert_close(b.net(x), a.net(x), rtol=0, atol=1e-6)
+        assert b.net.hidden.weight[8:].abs().sum() > 0  # new units differ from one another
+    Trainer(TrainConfig(**{**cfg.to_dict(), "hidden": 12}), tmp_path / "wide", resume=wide,
+            total_games=100, progress=False).run()
+    trained = load_checkpoint(tmp_path / "wide" / "checkpoint.pt").net
+    assert trained.out.weight[:, 8:].abs().sum() > 0  # the new units joined in
+
+
+def test_widen_refuses_a_narrower_net(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from scripts.widen_checkpoint import main as widen_main
+
+    Trainer(TrainConfig(**TINY), tmp_path / "run", total_games=25, progress=False).run()
+    assert widen_main([str(tmp_path / "run" / "checkpoint.pt"), "--hidden", "8",
+                       "--out", str(tmp_path / "w.pt")]) == 2
+    assert "must exceed" in capsys.readouterr().err and not (tmp_path / "w.pt").exists()
