@@ -1,13 +1,14 @@
 """Widen a trained network's hidden layer while keeping what it computes (Net2WiderNet).
 
 Training a bigger net from scratch costs millions of games again; widening keeps the
-trained units and adds copies of some of them. A copied unit and its original share its
-outgoing weights, so the widened net computes what the original did. Each copy's incoming
-weights get a little noise (1% of its unit's spread) so TD updates can pull the two apart.
-New units with zero outgoing weights would keep the outputs exactly too, but they were
-measured to stay idle: after 180,000 games their outgoing weights averaged 0.006 against
-the trained units' 0.97. Resume training from the result with a config whose `hidden`
-matches:
+trained units and adds copies of some of them. A unit and its copies split its outgoing
+weights between them, so the widened net computes exactly what the original did. The
+split is uneven and differs for each output, so TD's very first updates already move a
+unit and its copy in different directions. Two cheaper ways were measured to stall:
+new units with zero outgoing weights stayed idle (after 180,000 games their outgoing
+weights averaged 0.006 against the trained units' 0.97), and even halves with 1% noise on
+the copies' incoming weights stayed twins (their distance grew from 0.0111 to 0.0111 in
+110,000 games). Resume training from the result with a config whose `hidden` matches:
 
     python -m scripts.widen_checkpoint models/default.pt --hidden 128 --out runs/wide/start.pt
     tdgammon train --resume runs/wide/start.pt --config configs/CONFIG.toml --out runs/wide
@@ -26,23 +27,24 @@ from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.network import TDNet
 
 
-def widen(net: TDNet, hidden: int, seed: int, noise: float = 0.01) -> TDNet:
+def widen(net: TDNet, hidden: int, seed: int) -> TDNet:
     """A net with `hidden` units: `net`'s units, then copies of randomly chosen ones."""
     old = net.n_hidden
     if hidden <= old:
         raise ValueError(f"--hidden {hidden} must exceed the network's {old} units")
     gen = torch.Generator().manual_seed(seed)
-    sources = torch.cat([torch.randperm(old, generator=gen) for _ in range(-(-(hidden - old) // old))])
-    sources = torch.cat([torch.arange(old), sources[: hidden - old]])
-    shares = torch.bincount(sources, minlength=old).float()[sources]  # copies of each unit's source
-    w1, b1 = net.hidden.weight.detach(), net.hidden.bias.detach()
+    copies = torch.cat([torch.randperm(old, generator=gen) for _ in range(-(-(hidden - old) // old))])
+    sources = torch.cat([torch.arange(old), copies[: hidden - old]])
+    # Each unit's outgoing weight to each output is split among the unit and its copies in
+    # random shares (0.2 to 1 before normalising), so the shares sum to 1 per source.
+    shares = 0.2 + 0.8 * torch.rand(net.out.weight.shape[0], hidden, generator=gen)
+    totals = torch.zeros(shares.shape[0], old).index_add_(1, sources, shares)
+    shares = shares / totals[:, sources]
     wide = TDNet(hidden, net.features)
     with torch.no_grad():
-        spread = w1.std(dim=1, keepdim=True)[sources[old:]]
-        wide.hidden.weight.copy_(w1[sources])
-        wide.hidden.weight[old:] += noise * spread * torch.randn(hidden - old, w1.shape[1], generator=gen)
-        wide.hidden.bias.copy_(b1[sources])
-        wide.out.weight.copy_(net.out.weight[:, sources] / shares)
+        wide.hidden.weight.copy_(net.hidden.weight[sources])
+        wide.hidden.bias.copy_(net.hidden.bias[sources])
+        wide.out.weight.copy_(net.out.weight[:, sources] * shares)
         wide.out.bias.copy_(net.out.bias)
     return wide
 
