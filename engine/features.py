@@ -7,8 +7,9 @@ contact is left. TD-Gammon 2 and gnubg add such inputs, and these are the classi
 They are computed by our own code from the board alone, so a net that uses them is still
 learned purely by self-play.
 
-Each side gets the same PER_SIDE values, computed with that side as "me" and the other
-as "opp", each row in its own numbering (index 0..23 = points 1..24, 24 = the bar):
+Each side gets the same values, computed with that side as "me" and the other as "opp",
+each row in its own numbering (index 0..23 = points 1..24, 24 = the bar). Version 1's
+PER_SIDE values come first, mine then the opponent's:
   0  shots      share of the opponent's 36 rolls that hit at least one of my blots
   1  escapes    share of my 36 rolls that carry my rearmost checker past every
                 point the opponent holds in front of it (1 when nothing blocks it)
@@ -19,6 +20,15 @@ as "opp", each row in its own numbering (index 0..23 = points 1..24, 24 = the ba
   6  home       my made home-board points / 6
   7  dance      (opponent's closed home points / 6)^2 when I have a checker on the bar
   8  pips       my pip count / 167
+Version 2 appends EXTRA_PER_SIDE more, mine then the opponent's (in the spirit of gnubg's
+I_PIPLOSS, I_CONTAIN and I_BACKG), so a version-1 net reads the first values unchanged:
+  0  pip loss   mean over the opponent's 36 rolls of the pips my worst-hit blot loses / 24
+                (0 for a roll that hits nothing)
+  1  contain    the fewest escapes of a checker on any of my points 16..24 past the
+                opponent's points within 12 pips in front of it (as gnubg's Escapes):
+                how tightly they hold a checker of mine back there
+  2  back       my made points in the opponent's home board (my 19..24) / 6
+  3  outside    my checkers not yet in my home board / 15
 The shots count is an approximation that ignores the rule to use both dice, as gnubg's
 own is; bar entry comes first, as the rules require.
 """
@@ -29,50 +39,56 @@ import numpy as np
 from numba import njit
 
 # Bump when any value below changes meaning; checkpoints of feature nets store it.
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 PER_SIDE = 9
-N_FEATURES = 2 * PER_SIDE
+EXTRA_PER_SIDE = 4
+N_FEATURES = 2 * (PER_SIDE + EXTRA_PER_SIDE)
+# Inputs a net of each version reads: the first values of today's (see models.checkpoint).
+FEATURE_COUNTS = {1: 2 * PER_SIDE, 2: N_FEATURES}
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _walk(sources, d, steps, open_, blots):
-    """Do checkers at the bits of `sources` hit a blot within `steps` moves of d pips?
+    """The blots that checkers at the bits of `sources` hit within `steps` moves of d pips.
     Bit t is the opponent's index t (24 = its bar); moving d pips is a shift right by d."""
     at = sources
+    hit = np.int64(0)
     for _ in range(steps):
         at = (at >> d) & open_
-        if at & blots:
-            return True
-    return False
+        hit |= at & blots
+    return hit
 
 
 @njit(cache=True, nogil=True)
 def _roll_hits(d1, d2, bar, checkers, open_, blots):
-    """Can the opponent, rolling d1-d2, hit one of my blots? Checkers on its bar enter first."""
+    """The blots the opponent, rolling d1-d2, can hit. Checkers on its bar enter first."""
     if d1 == d2:
-        steps = 4
         sources = checkers
+        steps = 4
+        hit = np.int64(0)
         if bar > 0:
             entry = np.int64(1) << (24 - d1)
             if not entry & open_:
-                return False
-            if entry & blots:
-                return True
+                return hit
+            hit = entry & blots
             steps = 4 - bar
             sources = checkers | entry
-        return steps > 0 and _walk(sources, d1, steps, open_, blots)
+        if steps > 0:
+            hit |= _walk(sources, d1, steps, open_, blots)
+        return hit
     if bar >= 2:
-        return ((np.int64(1) << (24 - d1)) | (np.int64(1) << (24 - d2))) & blots != 0
+        return ((np.int64(1) << (24 - d1)) | (np.int64(1) << (24 - d2))) & blots
+    hit = np.int64(0)
     for order in range(2):
         a = d1 if order == 0 else d2
         b = d2 if order == 0 else d1
         if bar == 1:
             entry = np.int64(1) << (24 - a)
-            if entry & open_ and (entry & blots or _walk(checkers | entry, b, 1, open_, blots)):
-                return True
-        elif _walk(checkers, a, 1, open_, blots) or _walk(_reach(checkers, a, open_, blots), b, 1, open_, blots):
-            return True
-    return False
+            if entry & open_:
+                hit |= (entry & blots) | _walk(checkers | entry, b, 1, open_, blots)
+        else:
+            hit |= _walk(checkers, a, 1, open_, blots) | _walk(_reach(checkers, a, open_, blots), b, 1, open_, blots)
+    return hit
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -82,8 +98,9 @@ def _reach(sources, d, open_, blots):
 
 
 @njit(cache=True, nogil=True)
-def shots(me, opp):
-    """Share of the opponent's 36 rolls that hit at least one of my blots."""
+def shot_stats(me, opp):
+    """(share of the opponent's 36 rolls that hit a blot of mine, mean pips my worst-hit
+    blot loses over the 36 rolls). A blot at the opponent's index t loses t + 1 pips."""
     blots = np.int64(0)
     open_ = np.int64(0)
     checkers = np.int64(0)
@@ -96,13 +113,26 @@ def shots(me, opp):
         if opp[t] > 0:
             checkers |= np.int64(1) << t
     if blots == 0:
-        return 0.0
+        return 0.0, 0.0
     hits = 0
+    loss = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
-            if _roll_hits(d1, d2, opp[24], checkers, open_, blots):
-                hits += 1 if d1 == d2 else 2
-    return hits / 36.0
+            hit = _roll_hits(d1, d2, opp[24], checkers, open_, blots)
+            if hit:
+                weight = 1 if d1 == d2 else 2
+                worst = 23
+                while not (hit >> worst) & 1:
+                    worst -= 1
+                hits += weight
+                loss += weight * (worst + 1)
+    return hits / 36.0, loss / 36.0
+
+
+@njit(cache=True, nogil=True)
+def shots(me, opp):
+    """Share of the opponent's 36 rolls that hit at least one of my blots."""
+    return shot_stats(me, opp)[0]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -146,16 +176,37 @@ def escapes(me, opp, p):
     return count / 36.0
 
 
+@njit(cache=True)
+def _escape_table():
+    """escapes() past the points held within 12 pips, for each of their 4,096 patterns:
+    bit k of the index set = the point k + 1 pips in front is held (gnubg's anEscapes)."""
+    table = np.zeros(4096)
+    me = np.zeros(25, dtype=np.int8)
+    for held in range(4096):
+        opp = np.zeros(25, dtype=np.int8)
+        for k in range(12):
+            if held >> k & 1:
+                opp[12 + k] = 2  # my index 11 - k, the opponent's 12 + k
+        table[held] = escapes(me, opp, 12)
+    return table
+
+
+ESCAPE_TABLE = _escape_table()
+
+
 @njit(cache=True, nogil=True)
-def half_features(me, opp, out, o):
-    """Write my PER_SIDE values into out[o:o + PER_SIDE]."""
+def half_features(me, opp, out, o, o2):
+    """Write my PER_SIDE values into out[o:o + PER_SIDE], my EXTRA_PER_SIDE into out[o2:]."""
     opp_rear = -1
     closed = 0
+    held = np.int64(0)  # bit j: the opponent holds its index j
     for i in range(25):
         if opp[i] > 0:
             opp_rear = i
             if i < 6 and opp[i] >= 2:
                 closed += 1
+            if i < 24 and opp[i] >= 2:
+                held |= np.int64(1) << i
     # The opponent's rearmost checker sits at my index 23 - opp_rear (the bar: -1).
     line = 23 - opp_rear if opp_rear >= 0 else 24
     rear = -1
@@ -165,6 +216,8 @@ def half_features(me, opp, out, o):
     run = 0
     prime = 0
     home = 0
+    back = 0
+    outside = 0
     for i in range(25):
         n = np.int64(me[i])
         if n == 0:
@@ -172,6 +225,10 @@ def half_features(me, opp, out, o):
             continue
         rear = i
         pips += (i + 1) * n
+        if i >= 6:
+            outside += n
+        if 18 <= i < 24 and n >= 2:
+            back += 1
         if i > line:
             contact += (i - line) * n
         if n >= 2 and i < 24:
@@ -183,7 +240,11 @@ def half_features(me, opp, out, o):
                 home += 1
         else:
             run = 0
-    out[o + 0] = shots(me, opp)
+    hit_share, pip_loss = shot_stats(me, opp)
+    contain = 1.0
+    for p in range(15, 24):  # my index p - 1 - k is the opponent's 24 - p + k
+        contain = min(contain, ESCAPE_TABLE[(held >> (24 - p)) & 4095])
+    out[o + 0] = hit_share
     out[o + 1] = escapes(me, opp, rear) if rear >= 0 else 1.0
     out[o + 2] = contact / 152.0
     out[o + 3] = (rear + 1) / 24.0
@@ -192,10 +253,15 @@ def half_features(me, opp, out, o):
     out[o + 6] = home / 6.0
     out[o + 7] = (closed / 6.0) * (closed / 6.0) if me[24] > 0 else 0.0
     out[o + 8] = pips / 167.0
+    out[o2 + 0] = pip_loss / 24.0
+    out[o2 + 1] = contain
+    out[o2 + 2] = back / 6.0
+    out[o2 + 3] = outside / 15.0
 
 
 @njit(cache=True, nogil=True)
 def write_features(board, out, o):
     """Write the N_FEATURES values of one afterstate (row 0 = us) into out[o:o + N_FEATURES]."""
-    half_features(board[0], board[1], out, o)
-    half_features(board[1], board[0], out, o + PER_SIDE)
+    extra = o + 2 * PER_SIDE
+    half_features(board[0], board[1], out, o, extra)
+    half_features(board[1], board[0], out, o + PER_SIDE, extra + EXTRA_PER_SIDE)

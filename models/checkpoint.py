@@ -4,7 +4,8 @@ One file holds the weights, the architecture, the run config, the encoder versio
 games trained and the trainer state (schedules, RNG). Writes go to `PATH.tmp` and are
 moved into place with os.replace, so a kill at any moment leaves the old file intact.
 
-Format changelog: 1 = first version.
+Format changelog: 1 = first version. Nets of an older features version load with zero
+weights for the newer features (see _upgrade_inputs), so they play exactly as before.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import torch
 
 from engine.encoder import ENCODER_VERSION
-from engine.features import FEATURES_VERSION
+from engine.features import FEATURE_COUNTS, FEATURES_VERSION, N_FEATURES
 from engine.errors import CheckpointError
 from models.network import TDNet
 
@@ -83,14 +84,24 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
     if arch.get("kind") != "TDNet" or not isinstance(arch.get("hidden"), int):
         raise CheckpointError(f"checkpoint {path} has an unknown architecture {arch!r}")
     features = arch.get("features", 0)  # 0: Tesauro's 198 inputs only (older files lack the key)
-    if features not in (0, FEATURES_VERSION):
+    if features != 0 and features not in FEATURE_COUNTS:
         raise CheckpointError(f"checkpoint {path} was trained with features version {features}, "
-                              f"this program has {FEATURES_VERSION}")
+                              f"this program reads versions up to {FEATURES_VERSION}")
     net = TDNet(arch["hidden"], features=bool(features))
+    state = payload["state_dict"]
     try:
-        net.load_state_dict(payload["state_dict"])
+        if features and features < FEATURES_VERSION:
+            state = {**state, "hidden.weight": _upgrade_inputs(state["hidden.weight"], features)}
+        net.load_state_dict(state)
     except (RuntimeError, KeyError) as err:
         raise CheckpointError(f"checkpoint {path} weights do not match its architecture") from err
     return Checkpoint(net=net, config=payload.get("config", {}),
                       games_trained=payload.get("games_trained", 0),
                       trainer_state=payload.get("trainer_state", {}))
+
+
+def _upgrade_inputs(w1: torch.Tensor, version: int) -> torch.Tensor:
+    """An older feature net's input weights, with zero weights for the features it never
+    read: later versions only append values, so the net computes exactly what it did."""
+    missing = N_FEATURES - FEATURE_COUNTS[version]
+    return torch.cat([w1, w1.new_zeros(w1.shape[0], missing)], dim=1)

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from engine.encoder import MAX_ACTIVE, N_FEATURE_INPUTS, N_INPUTS, encode, encode_sparse_features
-from engine.features import N_FEATURES, PER_SIDE, escapes, shots, write_features
+from engine.features import (EXTRA_PER_SIDE, N_FEATURES, PER_SIDE, escapes, shot_stats, shots,
+                             write_features)
 from engine.game import RandomPlayer, play_game
 from engine.movegen import generate
 from engine.position import Position
@@ -27,16 +28,25 @@ def _features(board: np.ndarray) -> np.ndarray:
     return out
 
 
-def _brute_force_shots(board: np.ndarray) -> float:
-    """Share of the opponent's rolls with a legal play that sends one of our checkers to the bar."""
+def _brute_force_shots(board: np.ndarray, pip_loss: bool = False) -> float:
+    """Share of the opponent's rolls with a legal play that sends one of our checkers to the
+    bar; with pip_loss, the mean over the rolls of the most pips such a play costs us."""
     theirs_to_roll = board[::-1].copy()
-    hits = 0
+    pips = np.arange(1, 26)
+    total = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             after, _ = generate(theirs_to_roll, d1, d2)
             if len(after) and np.any(after[:, 1, 24] > board[0, 24]):
-                hits += 1 if d1 == d2 else 2
-    return hits / 36
+                gain = (after[:, 1].astype(int) @ pips).max() - int(board[0].astype(int) @ pips)
+                total += (1 if d1 == d2 else 2) * (gain if pip_loss else 1)
+    return total / 36
+
+
+def _extra(board: np.ndarray, side: int = 0) -> np.ndarray:
+    """The version-2 values of one side (0: us)."""
+    start = 2 * PER_SIDE + side * EXTRA_PER_SIDE
+    return _features(board)[start:start + EXTRA_PER_SIDE]
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +86,40 @@ def test_shots_agree_with_the_move_generator(game_afterstates) -> None:
     assert exact >= 0.99 * len(game_afterstates)
 
 
+def test_pip_loss_of_a_lone_blot() -> None:
+    board = _board({13: 1, 1: 14}, {18: 15})  # hit on our 13, the blot goes back 12 pips
+    assert shot_stats(board[0], board[1]) == pytest.approx((17 / 36, 17 / 36 * 12))
+    assert _extra(board)[0] == pytest.approx(17 / 36 * 12 / 24)
+
+
+def test_pip_loss_agrees_with_the_move_generator_for_one_blot(game_afterstates) -> None:
+    lone = [b for b in game_afterstates if np.sum(b[0, :24] == 1) == 1]
+    assert len(lone) > 200
+    exact = 0
+    for board in lone:
+        ours, truth = shot_stats(board[0], board[1])[1], _brute_force_shots(board, pip_loss=True)
+        assert ours >= truth - 1e-9
+        exact += abs(ours - truth) < 1e-9
+    assert exact >= 0.99 * len(lone)
+
+
+def test_contain_is_the_tightest_grip_on_our_back_points(game_afterstates) -> None:
+    assert _extra(Position.start().board)[1] == 0.0  # from our 24: 13 pips to jump their 13
+    assert _extra(_board({1: 15}, {1: 15}))[1] == 1.0  # nothing of theirs in front
+    # Their lone point on our 23 stops only 1-1 from our 24; on our 13 it is 11 pips in
+    # front of our 24, which only 3-3, 4-4, 5-5 and 6-6 jump (6-5 lands on it).
+    assert _extra(_board({1: 15}, {2: 2, 1: 13}))[1] == pytest.approx(35 / 36)
+    assert _extra(_board({1: 15}, {12: 2, 1: 13}))[1] == pytest.approx(4 / 36)
+    # The table agrees with escapes() counted against their points within 12 pips.
+    for board in game_afterstates[:500]:
+        direct = []
+        for p in range(15, 24):
+            theirs = board[1].copy()
+            theirs[24 - p + 12:24] = 0  # their points beyond 12 pips in front of our index p
+            direct.append(escapes(board[0], theirs, p))
+        assert _extra(board)[1] == pytest.approx(min(direct))
+
+
 def test_escapes() -> None:
     free = _board({24: 1, 1: 14}, {1: 15})
     assert escapes(free[0], free[1], 23) == 1.0
@@ -104,6 +148,11 @@ def test_start_position_values() -> None:
         assert mine[6] == pytest.approx(1 / 6)       # the 6 point
         assert mine[7] == 0.0                        # nobody on the bar
         assert mine[8] == pytest.approx(1.0)         # 167 pips
+    for side in (0, 1):
+        extra = _extra(Position.start().board, side)
+        assert extra[0] == 0.0                       # nothing to lose to hits
+        assert extra[2] == pytest.approx(1 / 6)      # one point held in their home board
+        assert extra[3] == pytest.approx(10 / 15)    # ten checkers outside the home board
 
 
 def test_race_has_no_contact() -> None:

@@ -8,7 +8,8 @@ import torch
 
 from engine.encoder import ENCODER_VERSION
 from engine.errors import CheckpointError
-from engine.features import FEATURES_VERSION, N_FEATURES
+from engine.encoder import encode
+from engine.features import FEATURE_COUNTS, FEATURES_VERSION, N_FEATURES
 from engine.position import Position
 from models.checkpoint import FORMAT, FORMAT_VERSION, Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_evaluator
@@ -74,6 +75,24 @@ def test_mismatched_features_version(tmp_path):
     torch.save(payload, path)
     with pytest.raises(CheckpointError, match="features version"):
         load_checkpoint(path)
+
+
+def test_older_features_version_loads_and_plays_as_before(tmp_path):
+    # A version-1 net read 198 + 18 inputs; today's encoding appends values after those.
+    torch.manual_seed(6)
+    old_inputs = 198 + FEATURE_COUNTS[1]
+    old = torch.nn.Linear(old_inputs, 16)
+    state = TDNet(16, features=True).state_dict()
+    state["hidden.weight"], state["hidden.bias"] = old.weight.detach(), old.bias.detach()
+    path = tmp_path / "v1.pt"
+    torch.save(_payload(state_dict=state,
+                        architecture={"kind": "TDNet", "hidden": 16, "features": 1}), path)
+    net = load_checkpoint(path).net
+    assert net.hidden.in_features == 198 + N_FEATURES > old_inputs
+    x = torch.from_numpy(encode(_boards(), features=True))
+    with torch.no_grad():
+        expected = torch.sigmoid(net.out(torch.sigmoid(old(x[:, :old_inputs]))))
+        torch.testing.assert_close(net(x), expected, rtol=0, atol=1e-6)
 
 
 def test_atomic_write_leaves_no_tmp_and_survives_a_failed_write(tmp_path, monkeypatch):
