@@ -21,12 +21,13 @@ def test_shipped_checkpoint_describes_itself() -> None:
     assert len(ckpt.trainer_state["rng_states"]) == ckpt.config["workers"]
 
 
-def test_shipped_checkpoint_was_made_by_the_two_stage_recipe() -> None:
-    """The model card's recipe: stage 2's config is the checkpoint's own, to its last game."""
+def test_shipped_checkpoint_was_made_by_the_three_stage_recipe() -> None:
+    """The model card's recipe: stage 3's config is the checkpoint's own, to its last game."""
     ckpt = load_checkpoint(DEFAULT_MODEL)
-    stage1, stage2 = load_config(CONFIGS / "default.toml"), load_config(CONFIGS / "default-stage2.toml")
-    assert ckpt.config == stage2.to_dict()
-    assert ckpt.games_trained == stage2.games > stage1.games
+    stage1, stage2, stage3 = (load_config(CONFIGS / name) for name in
+                              ("default.toml", "default-stage2.toml", "default-stage3.toml"))
+    assert ckpt.config == stage3.to_dict()
+    assert ckpt.games_trained == stage3.games > stage2.games > stage1.games
 
 
 def test_pubeval_loses_to_the_shipped_network_and_random_loses_to_both() -> None:
