@@ -179,7 +179,7 @@ def escapes(me, opp, p):
 @njit(cache=True)
 def _escape_table():
     """escapes() past the points held within 12 pips, for each of their 4,096 patterns:
-    bit k of the index set = the point k + 1 pips in front is held (gnubg's anEscapes)."""
+    bit k of a pattern = the point k + 1 pips in front is held (gnubg's anEscapes)."""
     table = np.zeros(4096)
     me = np.zeros(25, dtype=np.int8)
     for held in range(4096):

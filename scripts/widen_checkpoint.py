@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("checkpoint", type=Path, help="the trained checkpoint to widen")
     parser.add_argument("--hidden", type=int, required=True, help="hidden units of the widened net")
     parser.add_argument("--out", type=Path, required=True, help="where to write the widened checkpoint")
-    parser.add_argument("--seed", type=int, default=1, help="seeds the new units' incoming weights")
+    parser.add_argument("--seed", type=int, default=1, help="seeds which units are copied and their shares")
     args = parser.parse_args(argv)
     try:
         ckpt = load_checkpoint(args.checkpoint)

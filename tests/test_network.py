@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from engine.encoder import ENCODER_VERSION
+from engine.encoder import ENCODER_VERSION, encode
 from engine.errors import CheckpointError
-from engine.encoder import encode
 from engine.features import FEATURE_COUNTS, FEATURES_VERSION, N_FEATURES
 from engine.position import Position
 from models.checkpoint import FORMAT, FORMAT_VERSION, Checkpoint, load_checkpoint, save_checkpoint

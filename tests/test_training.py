@@ -220,9 +220,8 @@ def test_widened_checkpoint_computes_the_same_and_trains_on(tmp_path: Path) -> N
     assert ((ratio > 0) & (ratio < 1)).all() and ratio.std() > 0.05
     Trainer(TrainConfig(**{**cfg.to_dict(), "hidden": 12}), tmp_path / "wide", resume=wide,
             total_games=100, progress=False).run()
-    trained = load_checkpoint(tmp_path / "wide" / "checkpoint.pt").net
-    assert torch.isfinite(trained.out.weight).all() and load_checkpoint(
-        tmp_path / "wide" / "checkpoint.pt").games_trained == 100
+    trained = load_checkpoint(tmp_path / "wide" / "checkpoint.pt")
+    assert torch.isfinite(trained.net.out.weight).all() and trained.games_trained == 100
 
 
 def test_widen_refuses_a_narrower_net(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
