@@ -14,7 +14,7 @@ Usage: python -m scripts.move_error PLAYER... [--games 50] [--seed 1] [--gnubg-p
 where PLAYER is as in `tdgammon pit` (a checkpoint or built-in evaluator, with @1 or @2;
 gnubg:PLIES gives gnubg's own figure for calibration). --filters 8:0.16,4:0.08 judges each
 2-ply player once per move filter, on the same decisions; --phases splits each loss into
-contact, race and bear-off decisions.
+contact, race and bear-off decisions; --worst N lists each player's N costliest decisions.
 Learning never sees these numbers: gnubg is only a yardstick (issue 6's rules).
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 
 from engine.errors import TdgammonError
 from engine.game import Player, play_game
-from engine.notation import PlayList, apply_moves, play_list
+from engine.notation import PlayList, apply_moves, format_play, play_list
 from engine.pit import GnubgPlayer, GnubgProcess, SearchPlayer, parse_player_spec
 from engine.position import Position
 from engine.search import MoveFilter
@@ -86,9 +86,11 @@ class Judge:
     def close(self) -> None:
         self.gnubg.close()
 
-    def best(self, position: Position, dice: tuple[int, int]) -> float:
+    def best(self, position: Position, dice: tuple[int, int]) -> tuple[float, str]:
+        """The worth of gnubg's own best play, and that play in notation."""
         moves = self.gnubg.best_moves(position, dice, self.plies)
-        return self.worth(Position(apply_moves(position.board, moves)))
+        steps = [(src - 1, dst - 1) for src, dst in moves]  # points -> indices (bar 24, off -1)
+        return self.worth(Position(apply_moves(position.board, moves))), format_play(position.board, steps)
 
 
 def phase(position: Position) -> str:
@@ -111,14 +113,15 @@ def phase_lines(loss: np.ndarray, phases: list[str]) -> list[str]:
 
 def report(decisions: list, players: list[Player], judge: Judge, args: argparse.Namespace) -> None:
     """One line per player (and per phase with --phases); differences are paired to the first."""
-    best = np.array([judge.best(position, dice) for position, dice, _ in decisions])
+    best_worth, best_play = zip(*(judge.best(position, dice) for position, dice, _ in decisions))
+    best = np.array(best_worth)
     phases = [phase(position) for position, _, _ in decisions]
     print(f"{len(decisions)} decisions from {args.games} self-play games of {args.reference} "
           f"(seed {args.seed}); judge: gnubg {args.gnubg_plies}-ply, cubeless")
     first = None
     for player in players:
-        loss = np.array([best[k] - judge.worth(plays[player.choose(position, dice, plays)].after)
-                         for k, (position, dice, plays) in enumerate(decisions)])
+        chosen = [plays[player.choose(position, dice, plays)] for position, dice, plays in decisions]
+        loss = np.array([best[k] - judge.worth(play.after) for k, play in enumerate(chosen)])
         line = (f"{player.name}: {1000 * loss.mean():.1f} ± {1000 * ci95(loss):.1f} millipoints "
                 f"lost per decision, {100 * np.mean(np.abs(loss) < 1e-9):.1f}% as gnubg")
         if first is None:
@@ -129,6 +132,10 @@ def report(decisions: list, players: list[Player], judge: Judge, args: argparse.
         print(line, flush=True)
         if args.phases:
             print("\n".join(phase_lines(loss, phases)), flush=True)
+        for k in np.argsort(-loss)[:args.worst]:
+            position, dice, _ = decisions[k]
+            print(f"  {1000 * loss[k]:.0f} mp: {position.id} {dice[0]}{dice[1]} ({phases[k]}): "
+                  f"played {chosen[k].notation}, gnubg {best_play[k]}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="judge each 2-ply player once per 2-ply move filter (default: 8:0.16)")
     parser.add_argument("--phases", action="store_true",
                         help="also split each player's loss by phase: contact, race, bear-off")
+    parser.add_argument("--worst", type=int, default=0, metavar="N",
+                        help="also list each player's N costliest decisions (Position ID, dice, plays)")
     args = parser.parse_args(argv)
     try:
         filters = parse_filters(args.filters) if args.filters else None

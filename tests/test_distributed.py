@@ -59,7 +59,8 @@ def test_recorded_game_replays_like_the_hogwild_kernel_at_zero_lr(bearoff: bool)
     s = Scratch(16, bearoff=bearoff)
     train_games(*weights.as_tuple(), 3, 0.0, 0.7, 0.0, seed_state(9, 0), _ZOBRIST, s.boards,
                 s.steps, s.hashes, s.idx, s.val, s.hidden, s.y, s.best_hidden, s.best_idx,
-                s.best_val, s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom)
+                s.best_val, s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom,
+                s.input_lr)
     boards, offsets = record_games(weights.as_tuple(), 3, 0.0, seed_state(9, 0),
                                    Scratch(16, bearoff=bearoff))
     assert offsets[0] == 0 and offsets[-1] == len(boards) == s.stats[1]

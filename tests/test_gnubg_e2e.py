@@ -219,3 +219,16 @@ def test_move_error_judges_plays_with_gnubg(capsys):
     lost = float(lines[1].split(": ")[1].split()[0])
     assert lost > 0                                       # pubeval is weaker than gnubg 0-ply
     assert "minus the first: +0.0 ± 0.0" in lines[2]     # the same player, paired: no difference
+
+
+def test_move_error_lists_the_costliest_decisions(capsys):
+    from scripts.move_error import main as move_error
+    assert move_error(["pubeval", "--reference", "pubeval", "--games", "2", "--gnubg-plies", "0",
+                       "--worst", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4
+    costs = [float(line.split(" mp:")[0]) for line in lines[2:]]
+    assert costs[0] >= costs[1] > 0                      # pubeval errs in two games; worst first
+    position_id, dice = lines[2].split(": ")[1].split()[:2]
+    Position.from_id(position_id)
+    assert len(dice) == 2 and "played " in lines[2] and ", gnubg " in lines[2]

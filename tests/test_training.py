@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from engine.encoder import encode, encode_sparse, encode_sparse_features
+from engine.encoder import N_INPUTS, encode, encode_sparse, encode_sparse_features
+from engine.features import FEATURE_COUNTS, FEATURES_VERSION
 from engine.errors import CheckpointError, ConfigError
 from engine.game import EvaluatorPlayer, play_game
 from engine.position import Position
@@ -49,7 +50,8 @@ def test_trace_gradient_matches_autograd(flipped: bool, features: bool) -> None:
     forward_sparse(*weights.as_tuple(), s.idx, s.val, m, s.hidden, s.y)
     x = torch.from_numpy(encode(board, features))[None]
     np.testing.assert_allclose(s.y, net(x)[0].detach().numpy(), atol=1e-6)
-    add_gradient(weights.w2, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.idx, s.val, m, s.hidden, s.y, flipped)
+    add_gradient(weights.w2, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.idx, s.val, m, s.hidden, s.y, flipped,
+                 s.input_lr)
     for k in range(5):
         net.zero_grad()
         y = net(x)[0]
@@ -58,6 +60,30 @@ def test_trace_gradient_matches_autograd(flipped: bool, features: bool) -> None:
         np.testing.assert_allclose(s.e_b1[k], net.hidden.bias.grad.numpy(), atol=1e-7)
         np.testing.assert_allclose(s.e_w2[k], net.out.weight.grad.numpy().T, atol=1e-6)
         np.testing.assert_allclose(s.e_b2[k], net.out.bias.grad.numpy(), atol=1e-6)
+
+
+def test_new_inputs_lr_scales_only_the_newest_features_traces() -> None:
+    """new_inputs_lr multiplies the traces (so the updates) of the inputs the newest features
+    version added, and leaves every other input's, the hidden biases' and the outputs' alone."""
+    net = initial_net(16, 3, True)
+    weights = Weights(net)
+    board = _odd_board()
+    traces = []
+    for scale in (1.0, 4.0):
+        s = Scratch(16, weights.inputs, new_inputs_lr=scale)
+        m = encode_sparse_features(board, s.idx, s.val)
+        forward_sparse(*weights.as_tuple(), s.idx, s.val, m, s.hidden, s.y)
+        add_gradient(weights.w2, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.idx, s.val, m, s.hidden, s.y,
+                     False, s.input_lr)
+        traces.append(s)
+    new = N_INPUTS + FEATURE_COUNTS[FEATURES_VERSION - 1]
+    plain, scaled = traces
+    assert np.abs(plain.e_w1[:, new:]).max() > 0          # the odd board sets some new inputs
+    np.testing.assert_allclose(scaled.e_w1[:, new:], 4.0 * plain.e_w1[:, new:], rtol=1e-6)
+    np.testing.assert_array_equal(scaled.e_w1[:, :new], plain.e_w1[:, :new])
+    np.testing.assert_array_equal(scaled.e_b1, plain.e_b1)
+    np.testing.assert_array_equal(scaled.e_w2, plain.e_w2)
+    assert (Scratch(16).input_lr == 1.0).all()            # 198 inputs: nothing is new
 
 
 # -- configuration ----------------------------------------------------------------------
@@ -76,6 +102,7 @@ def test_shipped_configs_load() -> None:
     ({"features": 1}, "'features' must be bool"),
     ({"td_lambda": 1.5}, "td_lambda"),
     ({"workers": 0}, "workers"),
+    ({"new_inputs_lr_scale": 0.0}, "new_inputs_lr_scale"),
 ])
 def test_config_rejects_bad_values(data: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
@@ -231,3 +258,33 @@ def test_widen_refuses_a_narrower_net(tmp_path: Path, capsys: pytest.CaptureFixt
     assert widen_main([str(tmp_path / "run" / "checkpoint.pt"), "--hidden", "8",
                        "--out", str(tmp_path / "w.pt")]) == 2
     assert "must exceed" in capsys.readouterr().err and not (tmp_path / "w.pt").exists()
+
+
+# -- averaging snapshots ----------------------------------------------------------------
+def test_averaged_checkpoint_is_the_mean_and_resumes(tmp_path: Path) -> None:
+    from scripts.average_checkpoints import main as average_main
+
+    cfg = TrainConfig(**{**TINY, "checkpoint_every": 25, "snapshot_every": 25})
+    Trainer(cfg, tmp_path / "run", total_games=50, progress=False).run()
+    snapshots = [tmp_path / "run" / f"checkpoint-{n:09d}.pt" for n in (25, 50)]
+    out = tmp_path / "mean.pt"
+    assert average_main([*map(str, snapshots), "--out", str(out)]) == 0
+    a, b, mean = (load_checkpoint(p) for p in (*snapshots, out))
+    assert not torch.equal(a.net.out.weight, b.net.out.weight)
+    for name, value in mean.net.state_dict().items():
+        torch.testing.assert_close(value, (a.net.state_dict()[name] + b.net.state_dict()[name]) / 2)
+    assert (mean.games_trained, mean.config, mean.trainer_state) == (50, b.config, b.trainer_state)
+    Trainer(cfg, tmp_path / "more", resume=out, total_games=75, progress=False).run()
+    assert load_checkpoint(tmp_path / "more" / "checkpoint.pt").games_trained == 75
+
+
+def test_average_refuses_different_nets(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from scripts.average_checkpoints import main as average_main
+
+    for name, hidden in (("a", 8), ("b", 12)):
+        Trainer(TrainConfig(**{**TINY, "hidden": hidden}), tmp_path / name, total_games=25,
+                progress=False).run()
+    assert average_main([str(tmp_path / "a" / "checkpoint.pt"), str(tmp_path / "b" / "checkpoint.pt"),
+                         "--out", str(tmp_path / "m.pt")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot average" in err and not (tmp_path / "m.pt").exists()

@@ -24,6 +24,7 @@ class TrainConfig:
     lr_decay_games: int = 1_000_000  # linear decay from lr to lr_end over this many games; 0 = constant
     td_lambda: float = 0.7          # trace decay lambda (gamma is 1: reward only at the end)
     epsilon: float = 0.0            # probability of a random play instead of the best (exploration)
+    new_inputs_lr_scale: float = 1.0  # lr multiplier for the inputs the newest features version added
     games: int = 1_000_000          # games to train in total (the command's --games overrides)
     workers: int = 1                # Hogwild threads sharing the weights; 1 = exactly reproducible
     chunk_games: int = 50           # games a worker plays between bookkeeping steps
@@ -48,8 +49,8 @@ class TrainConfig:
             raise ConfigError(f"config key 'td_lambda' must be in [0, 1], got {self.td_lambda}")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ConfigError(f"config key 'epsilon' must be in [0, 1], got {self.epsilon}")
-        if self.lr <= 0 or self.lr_end <= 0:
-            raise ConfigError("config keys 'lr' and 'lr_end' must be positive")
+        if self.lr <= 0 or self.lr_end <= 0 or self.new_inputs_lr_scale <= 0:
+            raise ConfigError("config keys 'lr', 'lr_end' and 'new_inputs_lr_scale' must be positive")
 
     def lr_at(self, games: int) -> float:
         """The learning rate after `games` games of training."""

@@ -66,7 +66,8 @@ class ActorLearner:
         self.config = config
         self.backend = backend
         self.learned = learned
-        self.scratch = Scratch(weights.hidden, weights.inputs, config.bearoff_target)
+        self.scratch = Scratch(weights.hidden, weights.inputs, config.bearoff_target,
+                               config.new_inputs_lr_scale)
         self.restarts = 0
         self.learn_seconds = 0.0  # wall time spent in the TD kernel (the rest is waiting for actors)
         self.learn_cpu = 0.0      # CPU time of the learner's TD kernel

@@ -20,6 +20,7 @@ from numba import njit
 
 from engine.bearoff import BINOM, MAX_ROLLS, exact_race, race_win_probability, table
 from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse, encode_sparse_features
+from engine.features import FEATURE_COUNTS, FEATURES_VERSION
 from engine.movegen import MAX_PLAYS, generate_into
 from engine.pubeval import pubeval_inputs
 
@@ -145,10 +146,13 @@ def is_finished(board):
 
 # ---------------------------------------------------------------------- scratch space
 class Scratch:
-    """Per-thread buffers, so kernels allocate nothing per move, and the bear-off table the
-    kernels use to end games at exact bear-off races (an empty one when off)."""
+    """Per-thread buffers, so kernels allocate nothing per move, the bear-off table the
+    kernels use to end games at exact bear-off races (an empty one when off), and each
+    input's learning-rate scale: new_inputs_lr for the inputs the newest features version
+    added, whose weights start at zero on an upgraded net, and 1 for the rest."""
 
-    def __init__(self, hidden: int, inputs: int = N_INPUTS, bearoff: bool = False) -> None:
+    def __init__(self, hidden: int, inputs: int = N_INPUTS, bearoff: bool = False,
+                 new_inputs_lr: float = 1.0) -> None:
         self.boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
         self.steps = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
         self.hashes = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -167,6 +171,9 @@ class Scratch:
         self.stats = np.zeros(4, dtype=np.float64)  # games, moves, sum |td error|, unused
         self.dist = table() if bearoff else np.zeros((0, MAX_ROLLS), dtype=np.float64)
         self.binom = BINOM
+        self.input_lr = np.ones(inputs, dtype=np.float32)
+        if inputs > N_INPUTS:
+            self.input_lr[N_INPUTS + FEATURE_COUNTS[FEATURES_VERSION - 1]:] = new_inputs_lr
 
 
 # ------------------------------------------------------------------------ move choice
@@ -255,8 +262,11 @@ def apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam
 
 
 @njit(cache=True, nogil=True, fastmath=True)
-def add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flipped):
-    """Add the gradient of the fixed-view prediction to the traces (sparse inputs)."""
+def add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flipped, input_lr):
+    """Add the gradient of the fixed-view prediction to the traces (sparse inputs).
+
+    input_lr[i] scales input i's share, which scales the learning rate of its weights alone.
+    """
     H = hidden.shape[0]
     for k in range(N_OUT):
         m = FLIP_PERM[k] if flipped else k
@@ -269,14 +279,14 @@ def add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flip
             e_b1[k, j] += g
         for a in range(n_active):
             i = idx[a]
-            v = val[a]
+            v = val[a] * input_lr[i]
             for j in range(H):
                 e_w1[k, i, j] += v * dy * w2[j, m] * hidden[j] * (1.0 - hidden[j])
 
 
 @njit(cache=True, nogil=True)
 def td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, first, idx, val, n_active,
-            hidden, y, flipped, alpha, lam, stats):
+            hidden, y, flipped, alpha, lam, stats, input_lr):
     """One online TD(lambda) step on the fixed-view prediction cur (y's view when flipped).
 
     Pulls the previous prediction toward cur (unless this is the game's first), then, while
@@ -289,7 +299,7 @@ def td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, first, idx, val, 
             stats[2] += abs(delta[k]) / N_OUT
         apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam)
     if n_active >= 0:
-        add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flipped)
+        add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flipped, input_lr)
         prev[:] = cur
 
 
@@ -313,7 +323,7 @@ def fixed_view(y, flipped, out):
 @njit(cache=True, nogil=True)
 def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
                 boards, steps, hashes, idx, val, hidden, y, best_hidden, best_idx,
-                best_val, best_y, e_w1, e_b1, e_w2, e_b2, stats, dist, binom):
+                best_val, best_y, e_w1, e_b1, e_w2, e_b2, stats, dist, binom, input_lr):
     """Play n_games of self-play, updating the weights online after every move. A game
     ends at its first terminal afterstate (is_terminal), whose exact value is the target."""
     board = np.empty((2, 25), dtype=np.int8)
@@ -332,7 +342,7 @@ def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
             moves += 1
             fixed_view(best_y, flipped, cur)
             td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, turn == 0, best_idx,
-                    best_val, m, best_hidden, best_y, flipped, alpha, lam, stats)
+                    best_val, m, best_hidden, best_y, flipped, alpha, lam, stats, input_lr)
             if m < 0:
                 break
             swap_sides(board)

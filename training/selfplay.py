@@ -54,9 +54,10 @@ class SelfPlay:
     """Self-play TD(lambda) on shared weights with one or more Hogwild worker threads."""
 
     def __init__(self, weights: Weights, workers: int, rng_states: list[int],
-                 bearoff: bool = False) -> None:
+                 bearoff: bool = False, new_inputs_lr: float = 1.0) -> None:
         self.weights = weights
-        self.scratch = [Scratch(weights.hidden, weights.inputs, bearoff) for _ in range(workers)]
+        self.scratch = [Scratch(weights.hidden, weights.inputs, bearoff, new_inputs_lr)
+                        for _ in range(workers)]
         self.rngs = [np.array([s], dtype=np.uint64) for s in rng_states]
         self.pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
 
@@ -68,7 +69,8 @@ class SelfPlay:
         kernels.train_games(*self.weights.as_tuple(), games, alpha, lam, epsilon,
                             self.rngs[worker], _ZOBRIST, s.boards, s.steps, s.hashes, s.idx,
                             s.val, s.hidden, s.y, s.best_hidden, s.best_idx, s.best_val,
-                            s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom)
+                            s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom,
+                            s.input_lr)
 
     def train(self, games_per_worker: int, alpha: float, lam: float, epsilon: float) -> tuple[int, int, float]:
         """Play games_per_worker games on every worker; returns (games, moves, summed |TD error|)."""

@@ -79,7 +79,8 @@ class Trainer:
             rngs = [int(seed_state(config.seed, w)[0]) for w in range(config.workers)]
             net = initial_net(config.hidden, config.seed, config.features)
         self.weights = Weights(net)
-        self.selfplay = SelfPlay(self.weights, config.workers, rngs, config.bearoff_target)
+        self.selfplay = SelfPlay(self.weights, config.workers, rngs, config.bearoff_target,
+                                 config.new_inputs_lr_scale)
         self.snapshots_passed = self.games // config.snapshot_every if config.snapshot_every else 0
 
     # -- (4) checkpoints ----------------------------------------------------------------

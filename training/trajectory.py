@@ -95,7 +95,7 @@ def record_games(weights: tuple[np.ndarray, ...], n_games: int, epsilon: float,
 # ---------------------------------------------------------------------- learner kernel
 @njit(cache=True, nogil=True)
 def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y,
-                e_w1, e_b1, e_w2, e_b2, stats, dist, binom):
+                e_w1, e_b1, e_w2, e_b2, stats, dist, binom, input_lr):
     """Online TD(lambda) over recorded games, in order, updating the weights after every move.
 
     Same update as kernels.train_games: predictions are fixed-view (the opening mover's),
@@ -120,7 +120,7 @@ def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y
                 forward_sparse(w1, b1, w2, b2, idx, val, m, hidden, y)
             fixed_view(y, flipped, cur)
             td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, t == start, idx, val, m,
-                    hidden, y, flipped, alpha, lam, stats)
+                    hidden, y, flipped, alpha, lam, stats, input_lr)
             if m < 0:
                 break
         stats[0] += 1
@@ -133,6 +133,6 @@ def learn(weights: tuple[np.ndarray, ...], batch: TrajectoryBatch, alpha: float,
     s = scratch
     s.stats[:] = 0.0
     learn_games(*weights, batch.boards, batch.offsets, alpha, lam, s.idx, s.val, s.hidden, s.y,
-                s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom)
+                s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom, s.input_lr)
     return int(s.stats[0]), int(s.stats[1]), float(s.stats[2])
 
