@@ -14,7 +14,7 @@ Usage: python -m scripts.move_error PLAYER... [--games 50] [--seed 1] [--gnubg-p
 where PLAYER is as in `tdgammon pit` (a checkpoint or built-in evaluator, with @1 or @2;
 gnubg:PLIES gives gnubg's own figure for calibration). --filters 8:0.16,4:0.08 judges each
 2-ply player once per move filter, on the same decisions; --phases splits each loss into
-contact, race and bear-off decisions; --worst N lists each player's N costliest decisions.
+contact, contact bear-off, race and bear-off decisions; --worst N lists each player's N costliest decisions.
 Learning never sees these numbers: gnubg is only a yardstick (issue 6's rules).
 """
 
@@ -94,16 +94,22 @@ class Judge:
 
 
 def phase(position: Position) -> str:
-    """contact, race (no contact, not all home) or bear-off (both sides all home)."""
+    """contact, contact bear-off (the mover all home, the opponent still behind it), race
+    (no contact, not all home) or bear-off (both sides all home)."""
     if position.board[:, 6:].sum() == 0:
         return "bear-off"
-    return "race" if position.is_race() else "contact"
+    if position.is_race():
+        return "race"
+    return "contact bear-off" if position.board[0, 6:].sum() == 0 else "contact"
+
+
+PHASES = ("contact", "contact bear-off", "race", "bear-off")
 
 
 def phase_lines(loss: np.ndarray, phases: list[str]) -> list[str]:
     """Per phase: decisions, mean loss, share of the player's whole loss."""
     lines = []
-    for name in ("contact", "race", "bear-off"):
+    for name in PHASES:
         mine = loss[[k for k, p in enumerate(phases) if p == name]]
         if len(mine):
             lines.append(f"  {name}: {len(mine)} decisions, {1000 * mine.mean():.1f} millipoints each, "
@@ -149,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--filters", metavar="MAX:THRESHOLD,...",
                         help="judge each 2-ply player once per 2-ply move filter (default: 8:0.16)")
     parser.add_argument("--phases", action="store_true",
-                        help="also split each player's loss by phase: contact, race, bear-off")
+                        help="also split each player's loss by phase: contact, contact bear-off, race, bear-off")
     parser.add_argument("--worst", type=int, default=0, metavar="N",
                         help="also list each player's N costliest decisions (Position ID, dice, plays)")
     args = parser.parse_args(argv)

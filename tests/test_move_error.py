@@ -31,7 +31,11 @@ def test_phases_split_the_loss() -> None:
     race[0, 10], race[1, 3] = 15, 15
     home = np.zeros((2, 25), dtype=np.int8)
     home[0, 2], home[1, 5] = 15, 15
-    assert [phase(Position.start()), phase(Position(race)), phase(Position(home))] == ["contact", "race", "bear-off"]
+    held = home.copy()
+    held[1, 5], held[1, 22] = 13, 2                      # its anchor on our 2 point, behind us
+    assert [phase(Position.start()), phase(Position(held)), phase(Position(race)),
+            phase(Position(home))] == ["contact", "contact bear-off", "race", "bear-off"]
+    assert phase(Position(held).swap()) == "contact"       # the anchor side is not all home
     lines = phase_lines(np.array([0.003, 0.001, 0.0]), ["contact", "race", "bear-off"])
     assert lines[0] == "  contact: 1 decisions, 3.0 millipoints each, 75% of the loss"
     assert "race: 1 decisions, 1.0 millipoints each, 25%" in lines[1] and "0%" in lines[2]
