@@ -14,7 +14,8 @@ Usage: python -m scripts.move_error PLAYER... [--games 50] [--seed 1] [--gnubg-p
 where PLAYER is as in `tdgammon pit` (a checkpoint or built-in evaluator, with @1 or @2;
 gnubg:PLIES gives gnubg's own figure for calibration). --filters 8:0.16,4:0.08 judges each
 2-ply player once per move filter, on the same decisions; --phases splits each loss into
-contact, contact bear-off, race and bear-off decisions; --worst N lists each player's N costliest decisions.
+contact, contact bear-off, race and bear-off decisions; --worst N lists each player's N
+costliest decisions.
 Learning never sees these numbers: gnubg is only a yardstick (issue 6's rules).
 """
 
@@ -155,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--filters", metavar="MAX:THRESHOLD,...",
                         help="judge each 2-ply player once per 2-ply move filter (default: 8:0.16)")
     parser.add_argument("--phases", action="store_true",
-                        help="also split each player's loss by phase: contact, contact bear-off, race, bear-off")
+                        help="also split each player's loss by phase: contact, contact bear-off, "
+                             "race, bear-off")
     parser.add_argument("--worst", type=int, default=0, metavar="N",
                         help="also list each player's N costliest decisions (Position ID, dice, plays)")
     args = parser.parse_args(argv)
