@@ -13,8 +13,8 @@ import pytest
 import torch
 
 from engine.encoder import N_INPUTS, encode, encode_sparse, encode_sparse_features
-from engine.features import FEATURE_COUNTS, FEATURES_VERSION
 from engine.errors import CheckpointError, ConfigError
+from engine.features import FEATURE_COUNTS, FEATURES_VERSION
 from engine.game import EvaluatorPlayer, play_game
 from engine.position import Position
 from models.checkpoint import load_checkpoint
