@@ -29,8 +29,20 @@ I_PIPLOSS, I_CONTAIN and I_BACKG), so a version-1 net reads the first values unc
                 how tightly they hold a checker of mine back there
   2  back       my made points in the opponent's home board (my 19..24) / 6
   3  outside    my checkers not yet in my home board / 15
-The shots count is an approximation that ignores the rule to use both dice, as gnubg's
-own is; bar entry comes first, as the rules require.
+Version 3 appends NEW_PER_SIDE more, mine then the opponent's, aimed at contact play (in
+the spirit of gnubg's I_P2, I_FORWARD_ANCHOR, I_BUILDERS, I_MOBILITY and I_MOMENT2):
+  0  double     share of the opponent's 36 rolls that hit two or more of my checkers
+  1  forward    my most advanced made point in the opponent's home board: my 19 = 1,
+                my 24 = 1/6, 0 when none
+  2  builders   points within 6 pips above the next home point I want (6, 5, 4, 7, 3, 8:
+                the first I have not made and the opponent does not hold) with a checker
+                to spare for it / 6
+  3  mobility   sum over my checkers outside my home board of (point - 6) times their
+                escapes past the opponent's points within 12 pips in front / 100
+  4  spread     mean squared distance of my checkers behind my mean point from it / 400
+The shots counts are approximations that ignore the rule to use both dice and how many
+checkers stand on a source point, as gnubg's own are; bar entry comes first, as the rules
+require.
 """
 
 from __future__ import annotations
@@ -39,12 +51,15 @@ import numpy as np
 from numba import njit
 
 # Bump when any value below changes meaning; checkpoints of feature nets store it.
-FEATURES_VERSION = 2
+FEATURES_VERSION = 3
 PER_SIDE = 9
 EXTRA_PER_SIDE = 4
-N_FEATURES = 2 * (PER_SIDE + EXTRA_PER_SIDE)
+NEW_PER_SIDE = 5
+N_FEATURES = 2 * (PER_SIDE + EXTRA_PER_SIDE + NEW_PER_SIDE)
 # Inputs a net of each version reads: the first values of today's (see models.checkpoint).
-FEATURE_COUNTS = {1: 2 * PER_SIDE, 2: N_FEATURES}
+FEATURE_COUNTS = {1: 2 * PER_SIDE, 2: 2 * (PER_SIDE + EXTRA_PER_SIDE), 3: N_FEATURES}
+# The next home point to make, in order of worth (my indices: the 6, 5, 4, 7, 3, 8 points).
+BUILD_ORDER = np.array([5, 4, 3, 6, 2, 7], dtype=np.int64)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -98,13 +113,14 @@ def _reach(sources, d, open_, blots):
 
 
 @njit(cache=True, nogil=True)
-def shot_stats(me, opp):
-    """(share of the opponent's 36 rolls that hit a blot of mine, mean pips my worst-hit
-    blot loses over the 36 rolls). A blot at the opponent's index t loses t + 1 pips."""
+def _shot_masks(me, opp):
+    """(my blots, the points open to the opponent, its checkers, its points with two or
+    more), as bits of its index t (my index 23 - t)."""
     blots = np.int64(0)
     open_ = np.int64(0)
     checkers = np.int64(0)
-    for t in range(24):  # the opponent's index t is my index 23 - t
+    spare = np.int64(0)
+    for t in range(24):
         mine = me[23 - t]
         if mine == 1:
             blots |= np.int64(1) << t
@@ -112,6 +128,16 @@ def shot_stats(me, opp):
             open_ |= np.int64(1) << t
         if opp[t] > 0:
             checkers |= np.int64(1) << t
+        if opp[t] > 1:
+            spare |= np.int64(1) << t
+    return blots, open_, checkers, spare
+
+
+@njit(cache=True, nogil=True)
+def shot_stats(me, opp):
+    """(share of the opponent's 36 rolls that hit a blot of mine, mean pips my worst-hit
+    blot loses over the 36 rolls). A blot at the opponent's index t loses t + 1 pips."""
+    blots, open_, checkers, _ = _shot_masks(me, opp)
     if blots == 0:
         return 0.0, 0.0
     hits = 0
@@ -127,6 +153,81 @@ def shot_stats(me, opp):
                 hits += weight
                 loss += weight * (worst + 1)
     return hits / 36.0, loss / 36.0
+
+
+@njit(cache=True, nogil=True)
+def _doubles_hit_twice(d, bar, checkers, open_, blots):
+    """Can the opponent, rolling d-d, hit two of my blots? One checker may hit twice on its
+    way; else each blot costs the moves to reach it first, and the two cheapest must fit
+    in the moves left after entering."""
+    budget = 4
+    at = checkers
+    entered = np.int64(0)
+    if bar > 0:
+        entry = np.int64(1) << (24 - d)
+        if not entry & open_:
+            return False
+        budget = max(0, 4 - bar)
+        entered = entry & blots  # hit while entering: no move of the budget spent
+        at = checkers | entry
+    hitter = entered  # where a checker that has hit once can stand
+    first = -1
+    reached = entered
+    for step in range(1, budget + 1):
+        at = (at >> d) & open_
+        if (hitter >> d) & blots:
+            return True
+        hitter = ((hitter >> d) & open_) | (at & blots)
+        new = at & blots & ~reached
+        reached |= new
+        while new:
+            new &= new - 1
+            if entered:
+                return True
+            if first < 0:
+                first = step
+            elif first + step <= budget:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _hits_twice(d1, d2, bar, checkers, spare, open_, blots):
+    """Can the opponent, rolling d1-d2, hit two of my blots in one play?"""
+    if d1 == d2:
+        return _doubles_hit_twice(d1, bar, checkers, open_, blots)
+    if bar >= 2:  # both dice enter
+        return bool((np.int64(1) << (24 - d1)) & blots) and bool((np.int64(1) << (24 - d2)) & blots)
+    for order in range(2):
+        a = d1 if order == 0 else d2
+        b = d2 if order == 0 else d1
+        if bar == 1:
+            entry = np.int64(1) << (24 - a)
+            if entry & blots and _walk(checkers | entry, b, 1, open_, blots) & ~entry:
+                return True
+            continue
+        first = _walk(checkers, a, 1, open_, blots)
+        while first:  # each blot x the die a hits, from the point a pips behind it
+            x = first & -first
+            first &= first - 1
+            after = (checkers if (x << a) & spare else checkers & ~(x << a)) | x
+            if _walk(after, b, 1, open_, blots) & ~x:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def double_shots(me, opp):
+    """Share of the opponent's 36 rolls that hit two or more of my blots."""
+    blots, open_, checkers, spare = _shot_masks(me, opp)
+    if blots & (blots - 1) == 0:
+        return 0.0
+    count = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            if _hits_twice(d1, d2, opp[24], checkers, spare, open_, blots):
+                count += 1 if d1 == d2 else 2
+    return count / 36.0
 
 
 @njit(cache=True, nogil=True)
@@ -195,8 +296,23 @@ ESCAPE_TABLE = _escape_table()
 
 
 @njit(cache=True, nogil=True)
-def half_features(me, opp, out, o, o2):
-    """Write my PER_SIDE values into out[o:o + PER_SIDE], my EXTRA_PER_SIDE into out[o2:]."""
+def _builders(me, opp):
+    """Points within 6 pips above the next home point I want with a checker to spare for it
+    (a blot, a third checker, or a pair beyond my 8 point), over 6."""
+    for j in BUILD_ORDER:
+        if me[j] < 2 and opp[23 - j] < 2:
+            count = 0
+            for k in range(j + 1, j + 7):
+                if me[k] == 1 or me[k] > 2 or (k > 7 and me[k] == 2):
+                    count += 1
+            return count / 6.0
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def half_features(me, opp, out, o, o2, o3):
+    """Write my PER_SIDE values into out[o:o + PER_SIDE], my EXTRA_PER_SIDE into out[o2:]
+    and my NEW_PER_SIDE into out[o3:]."""
     opp_rear = -1
     closed = 0
     held = np.int64(0)  # bit j: the opponent holds its index j
@@ -218,6 +334,8 @@ def half_features(me, opp, out, o, o2):
     home = 0
     back = 0
     outside = 0
+    forward = 0
+    mobility = 0.0
     for i in range(25):
         n = np.int64(me[i])
         if n == 0:
@@ -227,8 +345,12 @@ def half_features(me, opp, out, o, o2):
         pips += (i + 1) * n
         if i >= 6:
             outside += n
+            # The points 1..12 pips in front of my index i are the opponent's 24 - i + k.
+            mobility += (i - 5) * n * ESCAPE_TABLE[(held >> (24 - i)) & 4095]
         if 18 <= i < 24 and n >= 2:
             back += 1
+            if forward == 0:
+                forward = 24 - i
         if i > line:
             contact += (i - line) * n
         if n >= 2 and i < 24:
@@ -244,6 +366,13 @@ def half_features(me, opp, out, o, o2):
     contain = 1.0
     for p in range(15, 24):  # my index p - 1 - k is the opponent's 24 - p + k
         contain = min(contain, ESCAPE_TABLE[(held >> (24 - p)) & 4095])
+    mean = pips / 15.0 - 1.0  # my mean index, borne-off checkers counting as index -1
+    behind = 0
+    spread = 0.0
+    for i in range(25):
+        if me[i] > 0 and i > mean:
+            behind += me[i]
+            spread += me[i] * (i - mean) * (i - mean)
     out[o + 0] = hit_share
     out[o + 1] = escapes(me, opp, rear) if rear >= 0 else 1.0
     out[o + 2] = contact / 152.0
@@ -257,11 +386,17 @@ def half_features(me, opp, out, o, o2):
     out[o2 + 1] = contain
     out[o2 + 2] = back / 6.0
     out[o2 + 3] = outside / 15.0
+    out[o3 + 0] = double_shots(me, opp)
+    out[o3 + 1] = forward / 6.0
+    out[o3 + 2] = _builders(me, opp)
+    out[o3 + 3] = mobility / 100.0
+    out[o3 + 4] = spread / behind / 400.0 if behind else 0.0
 
 
 @njit(cache=True, nogil=True)
 def write_features(board, out, o):
     """Write the N_FEATURES values of one afterstate (row 0 = us) into out[o:o + N_FEATURES]."""
     extra = o + 2 * PER_SIDE
-    half_features(board[0], board[1], out, o, extra)
-    half_features(board[1], board[0], out, o + PER_SIDE, extra + EXTRA_PER_SIDE)
+    new = extra + 2 * EXTRA_PER_SIDE
+    half_features(board[0], board[1], out, o, extra, new)
+    half_features(board[1], board[0], out, o + PER_SIDE, extra + EXTRA_PER_SIDE, new + NEW_PER_SIDE)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine.encoder import MAX_ACTIVE, N_FEATURE_INPUTS, N_INPUTS, encode, encode_sparse_features
-from engine.features import (EXTRA_PER_SIDE, N_FEATURES, PER_SIDE, escapes, shot_stats, shots,
-                             write_features)
+from engine.features import (ESCAPE_TABLE, EXTRA_PER_SIDE, N_FEATURES, NEW_PER_SIDE, PER_SIDE,
+                             double_shots, escapes, shot_stats, shots, write_features)
 from engine.game import RandomPlayer, play_game
 from engine.movegen import generate
 from engine.position import Position
@@ -28,16 +28,16 @@ def _features(board: np.ndarray) -> np.ndarray:
     return out
 
 
-def _brute_force_shots(board: np.ndarray, pip_loss: bool = False) -> float:
-    """Share of the opponent's rolls with a legal play that sends one of our checkers to the
-    bar; with pip_loss, the mean over the rolls of the most pips such a play costs us."""
+def _brute_force_shots(board: np.ndarray, pip_loss: bool = False, hits: int = 1) -> float:
+    """Share of the opponent's rolls with a legal play that sends `hits` of our checkers to
+    the bar; with pip_loss, the mean over the rolls of the most pips such a play costs us."""
     theirs_to_roll = board[::-1].copy()
     pips = np.arange(1, 26)
     total = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             after, _ = generate(theirs_to_roll, d1, d2)
-            if len(after) and np.any(after[:, 1, 24] > board[0, 24]):
+            if len(after) and np.any(after[:, 1, 24] >= board[0, 24] + hits):
                 gain = (after[:, 1].astype(int) @ pips).max() - int(board[0].astype(int) @ pips)
                 total += (1 if d1 == d2 else 2) * (gain if pip_loss else 1)
     return total / 36
@@ -47,6 +47,12 @@ def _extra(board: np.ndarray, side: int = 0) -> np.ndarray:
     """The version-2 values of one side (0: us)."""
     start = 2 * PER_SIDE + side * EXTRA_PER_SIDE
     return _features(board)[start:start + EXTRA_PER_SIDE]
+
+
+def _new(board: np.ndarray, side: int = 0) -> np.ndarray:
+    """The version-3 values of one side (0: us)."""
+    start = 2 * (PER_SIDE + EXTRA_PER_SIDE) + side * NEW_PER_SIDE
+    return _features(board)[start:start + NEW_PER_SIDE]
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +124,57 @@ def test_contain_is_the_tightest_grip_on_our_back_points(game_afterstates) -> No
             theirs[24 - p + 12:24] = 0  # their points beyond 12 pips in front of our index p
             direct.append(escapes(board[0], theirs, p))
         assert _extra(board)[1] == pytest.approx(min(direct))
+
+
+def test_double_shots_agree_with_the_move_generator(game_afterstates) -> None:
+    # Unlike the single shots, the double count needs no slack: it matches on every board.
+    doubled = 0
+    for board in game_afterstates:
+        truth = _brute_force_shots(board, hits=2)
+        assert double_shots(board[0], board[1]) == pytest.approx(truth)
+        doubled += truth > 0
+    assert doubled > 500
+
+
+def test_double_shots_by_hand() -> None:
+    # Our blots on our 13 and 16 are their 12 and 9, 6 and 9 pips from their lone checker
+    # on their 18: it hits both with 6-3 (12*, 9*) and 3-3 (15, 12*, 9*).
+    board = _board({13: 1, 16: 1, 1: 13}, {18: 1, 1: 14})
+    assert double_shots(board[0], board[1]) == pytest.approx(3 / 36)
+    assert _new(board)[0] == pytest.approx(3 / 36)
+    assert double_shots(*_board({13: 1, 1: 14}, {18: 15})) == 0.0  # one blot
+
+
+def test_version_3_values_at_the_start_and_by_hand() -> None:
+    for side in (0, 1):
+        new = _new(Position.start().board, side)
+        assert new[0] == 0.0                         # no blots
+        assert new[1] == pytest.approx(1 / 6)        # the anchor on the 24 point
+        assert new[2] == pytest.approx(2 / 6)        # the 5 point wanted: spares on the 6 and 8
+        # 167 pips: the mean index is 167 / 15 - 1; the 13 and 24 points are behind it.
+        mean = 167 / 15 - 1
+        assert new[4] == pytest.approx((5 * (12 - mean) ** 2 + 2 * (23 - mean) ** 2) / 7 / 400)
+    advanced = _board({20: 2, 24: 2, 6: 11}, {1: 15})
+    assert _new(advanced)[1] == pytest.approx(5 / 6)  # the 20 point beats the 24
+    assert _new(_board({6: 15}, {1: 15}))[1] == 0.0
+    # All of 6, 5, 4, 7, 3 made: the 8 point is wanted. Builders: the blot on the 9 and the
+    # pairs on the 10 and 13 (beyond the 8 a pair may break); not the 15, 7 pips away.
+    built = _board({6: 2, 5: 2, 4: 2, 7: 2, 3: 2, 9: 1, 10: 2, 13: 2, 15: 1}, {1: 15})
+    assert _new(built)[2] == pytest.approx(3 / 6)
+
+
+def test_mobility_sums_the_escapes_of_checkers_outside_home(game_afterstates) -> None:
+    assert _new(_board({24: 1, 6: 14}, {1: 15}))[3] == pytest.approx(18 / 100)  # free: 18 x 1
+    primed = _board({24: 1, 6: 14}, {p: 2 for p in range(2, 8)} | {1: 3})
+    assert _new(primed)[3] == 0.0
+    for board in game_afterstates[:300]:
+        total = 0.0
+        for i in range(6, 25):
+            theirs = board[1].copy()
+            theirs[min(24, 24 - i + 12):24] = 0  # their points beyond 12 pips in front
+            total += (i - 5) * board[0, i] * escapes(board[0], theirs, i)
+        assert _new(board)[3] == pytest.approx(total / 100)
+    assert ESCAPE_TABLE[0] == 1.0
 
 
 def test_escapes() -> None:

@@ -17,7 +17,7 @@ class TrainConfig:
 
     seed: int = 1                   # seeds weight init, dice and exploration: same seed, same run
     hidden: int = 80                # hidden sigmoid units of the 198-H-5 network
-    features: bool = False          # also feed engine.features' hand-crafted inputs (198 + 18)
+    features: bool = False          # also feed engine.features' hand-crafted inputs (198 + 36)
     bearoff_target: bool = False    # end games at exact bear-off races, learning the database's value
     lr: float = 0.1                 # learning rate (alpha) at game 0
     lr_end: float = 0.02            # learning rate reached after lr_decay_games
