@@ -134,28 +134,6 @@ def _shot_masks(me, opp):
 
 
 @njit(cache=True, nogil=True)
-def shot_stats(me, opp):
-    """(share of the opponent's 36 rolls that hit a blot of mine, mean pips my worst-hit
-    blot loses over the 36 rolls). A blot at the opponent's index t loses t + 1 pips."""
-    blots, open_, checkers, _ = _shot_masks(me, opp)
-    if blots == 0:
-        return 0.0, 0.0
-    hits = 0
-    loss = 0
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            hit = _roll_hits(d1, d2, opp[24], checkers, open_, blots)
-            if hit:
-                weight = 1 if d1 == d2 else 2
-                worst = 23
-                while not (hit >> worst) & 1:
-                    worst -= 1
-                hits += weight
-                loss += weight * (worst + 1)
-    return hits / 36.0, loss / 36.0
-
-
-@njit(cache=True, nogil=True)
 def _doubles_hit_twice(d, bar, checkers, open_, blots):
     """Can the opponent, rolling d-d, hit two of my blots? One checker may hit twice on its
     way; else each blot costs the moves to reach it first, and the two cheapest must fit
@@ -217,17 +195,36 @@ def _hits_twice(d1, d2, bar, checkers, spare, open_, blots):
 
 
 @njit(cache=True, nogil=True)
-def double_shots(me, opp):
-    """Share of the opponent's 36 rolls that hit two or more of my blots."""
+def shot_stats(me, opp):
+    """(share of the opponent's 36 rolls that hit a blot of mine, mean pips my worst-hit
+    blot loses over the 36 rolls, share of the rolls that hit two of my blots). A blot at
+    the opponent's index t loses t + 1 pips."""
     blots, open_, checkers, spare = _shot_masks(me, opp)
-    if blots & (blots - 1) == 0:
-        return 0.0
-    count = 0
+    if blots == 0:
+        return 0.0, 0.0, 0.0
+    several = blots & (blots - 1) != 0
+    hits = 0
+    loss = 0
+    doubles = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
-            if _hits_twice(d1, d2, opp[24], checkers, spare, open_, blots):
-                count += 1 if d1 == d2 else 2
-    return count / 36.0
+            hit = _roll_hits(d1, d2, opp[24], checkers, open_, blots)
+            if hit:  # a roll that hits twice hits once first
+                weight = 1 if d1 == d2 else 2
+                worst = 23
+                while not (hit >> worst) & 1:
+                    worst -= 1
+                hits += weight
+                loss += weight * (worst + 1)
+                if several and _hits_twice(d1, d2, opp[24], checkers, spare, open_, blots):
+                    doubles += weight
+    return hits / 36.0, loss / 36.0, doubles / 36.0
+
+
+@njit(cache=True, nogil=True)
+def double_shots(me, opp):
+    """Share of the opponent's 36 rolls that hit two or more of my blots."""
+    return shot_stats(me, opp)[2]
 
 
 @njit(cache=True, nogil=True)
@@ -362,7 +359,7 @@ def half_features(me, opp, out, o, o2, o3):
                 home += 1
         else:
             run = 0
-    hit_share, pip_loss = shot_stats(me, opp)
+    hit_share, pip_loss, double = shot_stats(me, opp)
     contain = 1.0
     for p in range(15, 24):  # my index p - 1 - k is the opponent's 24 - p + k
         contain = min(contain, ESCAPE_TABLE[(held >> (24 - p)) & 4095])
@@ -386,7 +383,7 @@ def half_features(me, opp, out, o, o2, o3):
     out[o2 + 1] = contain
     out[o2 + 2] = back / 6.0
     out[o2 + 3] = outside / 15.0
-    out[o3 + 0] = double_shots(me, opp)
+    out[o3 + 0] = double
     out[o3 + 1] = forward / 6.0
     out[o3 + 2] = _builders(me, opp)
     out[o3 + 3] = mobility / 100.0

@@ -94,7 +94,7 @@ def test_shots_agree_with_the_move_generator(game_afterstates) -> None:
 
 def test_pip_loss_of_a_lone_blot() -> None:
     board = _board({13: 1, 1: 14}, {18: 15})  # hit on our 13, the blot goes back 12 pips
-    assert shot_stats(board[0], board[1]) == pytest.approx((17 / 36, 17 / 36 * 12))
+    assert shot_stats(board[0], board[1]) == pytest.approx((17 / 36, 17 / 36 * 12, 0.0))
     assert _extra(board)[0] == pytest.approx(17 / 36 * 12 / 24)
 
 
