@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine.encoder import MAX_ACTIVE, N_FEATURE_INPUTS, N_INPUTS, encode, encode_sparse_features
-from engine.features import (ESCAPE_TABLE, EXTRA_PER_SIDE, N_FEATURES, NEW_PER_SIDE, PER_SIDE,
-                             double_shots, escapes, shot_stats, shots, write_features)
+from engine.features import (EXTRA_PER_SIDE, N_FEATURES, NEW_PER_SIDE, PER_SIDE, double_shots,
+                             escapes, shot_stats, shots, write_features)
 from engine.game import RandomPlayer, play_game
 from engine.movegen import generate
 from engine.position import Position
@@ -174,7 +174,6 @@ def test_mobility_sums_the_escapes_of_checkers_outside_home(game_afterstates) ->
             theirs[min(24, 24 - i + 12):24] = 0  # their points beyond 12 pips in front
             total += (i - 5) * board[0, i] * escapes(board[0], theirs, i)
         assert _new(board)[3] == pytest.approx(total / 100)
-    assert ESCAPE_TABLE[0] == 1.0
 
 
 def test_escapes() -> None:
