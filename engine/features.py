@@ -293,6 +293,13 @@ ESCAPE_TABLE = _escape_table()
 
 
 @njit(cache=True, nogil=True)
+def _escape_share(held, i):
+    """escapes() for a checker on my index i, given held (bit j: the opponent holds its index
+    j): the points 1..12 pips in front of my index i are the opponent's 24 - i + k."""
+    return ESCAPE_TABLE[(held >> (24 - i)) & 4095]
+
+
+@njit(cache=True, nogil=True)
 def _builders(me, opp):
     """Points within 6 pips above the next home point I want with a checker to spare for it
     (a blot, a third checker, or a pair beyond my 8 point), over 6."""
@@ -342,8 +349,7 @@ def half_features(me, opp, out, o, o2, o3):
         pips += (i + 1) * n
         if i >= 6:
             outside += n
-            # The points 1..12 pips in front of my index i are the opponent's 24 - i + k.
-            mobility += (i - 5) * n * ESCAPE_TABLE[(held >> (24 - i)) & 4095]
+            mobility += (i - 5) * n * _escape_share(held, i)
         if 18 <= i < 24 and n >= 2:
             back += 1
             if forward == 0:
@@ -361,8 +367,8 @@ def half_features(me, opp, out, o, o2, o3):
             run = 0
     hit_share, pip_loss, double = shot_stats(me, opp)
     contain = 1.0
-    for p in range(15, 24):  # my index p - 1 - k is the opponent's 24 - p + k
-        contain = min(contain, ESCAPE_TABLE[(held >> (24 - p)) & 4095])
+    for p in range(15, 24):
+        contain = min(contain, _escape_share(held, p))
     mean = pips / 15.0 - 1.0  # my mean index, borne-off checkers counting as index -1
     behind = 0
     spread = 0.0
