@@ -21,14 +21,21 @@ def test_shipped_checkpoint_describes_itself() -> None:
     assert len(ckpt.trainer_state["rng_states"]) == ckpt.config["workers"]
 
 
-def test_shipped_checkpoint_was_made_by_the_three_stage_recipe() -> None:
-    """The model card's recipe: stage 3's config is the checkpoint's own, to its last game
+def test_shipped_checkpoint_was_made_by_the_two_stage_recipe() -> None:
+    """The model card's recipe: stage 2's config is the checkpoint's own, to its last game
     (read as today's TrainConfig, so keys added since it was saved take their defaults)."""
     ckpt = load_checkpoint(DEFAULT_MODEL)
-    stage1, stage2, stage3 = (load_config(CONFIGS / name) for name in
-                              ("default.toml", "default-stage2.toml", "default-stage3.toml"))
-    assert TrainConfig.from_dict(ckpt.config) == stage3
-    assert ckpt.games_trained == stage3.games > stage2.games > stage1.games
+    stage1, stage2 = (load_config(CONFIGS / name) for name in ("default.toml", "default-stage2.toml"))
+    assert TrainConfig.from_dict(ckpt.config) == stage2
+    assert ckpt.games_trained == stage2.games > stage1.games
+    assert ckpt.net.n_hidden == stage1.hidden == stage2.hidden
+
+
+def test_the_previous_default_recipe_still_loads() -> None:
+    """configs/h80*.toml: the 80-unit net shipped until session 7 (the model card has it)."""
+    stages = [load_config(CONFIGS / name) for name in ("h80.toml", "h80-stage2.toml", "h80-stage3.toml")]
+    assert [s.hidden for s in stages] == [80, 80, 80]
+    assert stages[0].games < stages[1].games < stages[2].games
 
 
 def test_pubeval_loses_to_the_shipped_network_and_random_loses_to_both() -> None:
