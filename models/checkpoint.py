@@ -4,8 +4,15 @@ One file holds the weights, the architecture, the run config, the encoder versio
 games trained and the trainer state (schedules, RNG). Writes go to `PATH.tmp` and are
 moved into place with os.replace, so a kill at any moment leaves the old file intact.
 
-Format changelog: 1 = first version. Nets of an older features version load with zero
-weights for the newer features (see _upgrade_inputs), so they play exactly as before.
+A file holds one net (architecture kind "TDNet"), or an ensemble (kind "ensemble"): a list
+of whole one-net payloads, played as the mean of their outputs (TDNetEnsemble). Training
+takes one net, so load_checkpoint refuses an ensemble; load_members and load_play_net
+read both.
+
+Format changelog: 1 = first version; the ensemble kind was added in session 8 (older
+programs refuse it as an unknown architecture). Nets of an older features version load
+with zero weights for the newer features (see _upgrade_inputs), so they play exactly as
+before.
 """
 
 from __future__ import annotations
@@ -20,10 +27,11 @@ import torch
 from engine.encoder import ENCODER_VERSION
 from engine.features import FEATURE_COUNTS, FEATURES_VERSION, N_FEATURES
 from engine.errors import CheckpointError
-from models.network import TDNet
+from models.network import TDNet, TDNetEnsemble
 
 FORMAT = "tdgammon-checkpoint"
 FORMAT_VERSION = 1
+ENSEMBLE = "ensemble"
 
 
 @dataclass
@@ -36,9 +44,58 @@ class Checkpoint:
 
 def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
     """Write atomically: a temporary file next to the target, then os.replace."""
+    _write_atomic(Path(path), _payload(ckpt))
+
+
+def save_ensemble(path: str | os.PathLike, members: list[Checkpoint]) -> None:
+    """Write several nets as one play-time model (TDNetEnsemble), each member whole."""
+    if len(members) < 2 or len({m.net.features for m in members}) != 1:
+        raise CheckpointError("an ensemble needs two or more nets that read the same inputs")
+    _write_atomic(Path(path), {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "encoder_version": ENCODER_VERSION,
+        "architecture": {"kind": ENSEMBLE, "members": len(members)},
+        "members": [_payload(m) for m in members],
+    })
+
+
+def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
+    """Read a one-net checkpoint, refusing anything missing, corrupt, built for another
+    encoder, or an ensemble (training and the numba tools take one net)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {
+    payload = _read(path)
+    if _is_ensemble(payload):
+        raise CheckpointError(
+            f"{path} is an ensemble of {len(payload.get('members', []))} nets, and this needs one net: "
+            f"take one out with `python -m scripts.ensemble extract {path} INDEX --out FILE`")
+    return _from_payload(payload, path)
+
+
+def load_members(path: str | os.PathLike) -> list[Checkpoint]:
+    """The nets of a file: one for a checkpoint, each member (in order) for an ensemble."""
+    path = Path(path)
+    payload = _read(path)
+    if not _is_ensemble(payload):
+        return [_from_payload(payload, path)]
+    members = payload.get("members")
+    if not isinstance(members, list) or len(members) < 2:
+        raise CheckpointError(f"ensemble {path} does not list its member nets")
+    return [_from_payload(member, path) for member in members]
+
+
+def load_play_net(path: str | os.PathLike) -> TDNet | TDNetEnsemble:
+    """The net to play with: a checkpoint's net, or an ensemble of its members' nets."""
+    return play_net(load_members(path))
+
+
+def play_net(members: list[Checkpoint]) -> TDNet | TDNetEnsemble:
+    """One member's net as it is; several as their TDNetEnsemble."""
+    return members[0].net if len(members) == 1 else TDNetEnsemble([m.net for m in members])
+
+
+def _payload(ckpt: Checkpoint) -> dict[str, Any]:
+    return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "encoder_version": ENCODER_VERSION,
@@ -49,6 +106,10 @@ def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
         "games_trained": int(ckpt.games_trained),
         "trainer_state": ckpt.trainer_state,
     }
+
+
+def _write_atomic(path: Path, payload: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     try:
         with open(tmp, "wb") as fh:
@@ -61,9 +122,8 @@ def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
         raise
 
 
-def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
-    """Read a checkpoint, refusing anything missing, corrupt or built for another encoder."""
-    path = Path(path)
+def _read(path: Path) -> dict[str, Any]:
+    """The file's payload, once its format, format version and encoder version check out."""
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist")
     try:
@@ -80,20 +140,30 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
         raise CheckpointError(
             f"checkpoint {path} was trained with encoder version {payload.get('encoder_version')}, "
             f"this program has {ENCODER_VERSION}")
+    return payload
+
+
+def _is_ensemble(payload: dict[str, Any]) -> bool:
+    arch = payload.get("architecture")
+    return isinstance(arch, dict) and arch.get("kind") == ENSEMBLE
+
+
+def _from_payload(payload: dict[str, Any], path: Path) -> Checkpoint:
+    """One net's checkpoint from its payload (a file's, or an ensemble member's)."""
     arch = payload.get("architecture", {})
-    if arch.get("kind") != "TDNet" or not isinstance(arch.get("hidden"), int):
+    if not isinstance(arch, dict) or arch.get("kind") != "TDNet" or not isinstance(arch.get("hidden"), int):
         raise CheckpointError(f"checkpoint {path} has an unknown architecture {arch!r}")
     features = arch.get("features", 0)  # 0: Tesauro's 198 inputs only (older files lack the key)
     if features != 0 and features not in FEATURE_COUNTS:
         raise CheckpointError(f"checkpoint {path} was trained with features version {features}, "
                               f"this program reads versions up to {FEATURES_VERSION}")
     net = TDNet(arch["hidden"], features=bool(features))
-    state = payload["state_dict"]
     try:
+        state = payload["state_dict"]
         if features and features < FEATURES_VERSION:
             state = {**state, "hidden.weight": _upgrade_inputs(state["hidden.weight"], features)}
         net.load_state_dict(state)
-    except (RuntimeError, KeyError) as err:
+    except (RuntimeError, KeyError, TypeError) as err:
         raise CheckpointError(f"checkpoint {path} weights do not match its architecture") from err
     return Checkpoint(net=net, config=payload.get("config", {}),
                       games_trained=payload.get("games_trained", 0),

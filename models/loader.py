@@ -50,8 +50,8 @@ register_evaluator("random", _random)
 
 
 def load_network(path: str | Path = DEFAULT_MODEL) -> Evaluator:
-    """The network of a checkpoint as an evaluator; CheckpointError if missing or corrupt."""
-    from models.checkpoint import load_checkpoint  # torch loads only when a network is needed
+    """The network (or ensemble) of a checkpoint as an evaluator; CheckpointError if missing or corrupt."""
+    from models.checkpoint import load_play_net  # torch loads only when a network is needed
     from models.network import NetworkEvaluator
 
     path = Path(path)
@@ -59,8 +59,7 @@ def load_network(path: str | Path = DEFAULT_MODEL) -> Evaluator:
         hint = (" (no default model: train one, or pass --model PATH or --evaluator pubeval)"
                 if path.resolve() == DEFAULT_MODEL else "")
         raise CheckpointError(f"checkpoint {path} does not exist{hint}")
-    ckpt = load_checkpoint(path)
-    return NetworkEvaluator(ckpt.net, name=path.name)
+    return NetworkEvaluator(load_play_net(path), name=path.name)
 
 
 def load_evaluator(spec: str | None = None) -> Evaluator:

@@ -1,4 +1,4 @@
-"""The value network (198 [+ features] -> H sigmoid -> 5 sigmoid) and its evaluator."""
+"""The value network (198 [+ features] -> H sigmoid -> 5 sigmoid), ensembles of it, and its evaluator."""
 
 from __future__ import annotations
 
@@ -47,14 +47,32 @@ class TDNet(nn.Module):
             self.out.bias.copy_(torch.from_numpy(weights["b2"]))
 
 
+class TDNetEnsemble(nn.Module):
+    """Several TDNets reading the same inputs; its outputs are the mean of theirs.
+
+    Why: nets trained apart by self-play make different mistakes, so their mean makes
+    fewer (the model card measures it). The inputs are encoded once for all members.
+    """
+
+    def __init__(self, members: list[TDNet]) -> None:
+        super().__init__()
+        if len(members) < 2 or len({m.features for m in members}) != 1:
+            raise ValueError("an ensemble needs two or more nets that read the same inputs")
+        self.members = nn.ModuleList(members)
+        self.features = members[0].features
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.stack([member(x) for member in self.members]).mean(dim=0)
+
+
 class NetworkEvaluator:
-    """engine.evaluator.Evaluator backed by a TDNet: encode, forward, sanity clamp.
+    """engine.evaluator.Evaluator backed by a TDNet or TDNetEnsemble: encode, forward, sanity clamp.
 
     With `bearoff` (the default), bear-off races that engine.bearoff answers exactly get
     the database's value instead of the network's estimate.
     """
 
-    def __init__(self, net: TDNet, name: str = "network", bearoff: bool = True) -> None:
+    def __init__(self, net: TDNet | TDNetEnsemble, name: str = "network", bearoff: bool = True) -> None:
         self.net = net.eval()
         self.name = name
         self.bearoff = bearoff

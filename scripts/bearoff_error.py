@@ -9,13 +9,15 @@ network's P(win). Usage: python -m scripts.bearoff_error [--model PATH] [--decis
 from __future__ import annotations
 
 import argparse
+import sys
 
 import numpy as np
 
 from engine import bearoff
+from engine.errors import CheckpointError
 from engine.evaluator import equity
 from engine.movegen import generate
-from models.checkpoint import load_checkpoint
+from models.checkpoint import load_members, play_net
 from models.paths import DEFAULT_MODEL
 from models.network import NetworkEvaluator
 
@@ -36,8 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--decisions", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    ckpt = load_checkpoint(args.model)
-    raw = NetworkEvaluator(ckpt.net, bearoff=False)
+    try:
+        members = load_members(args.model)
+    except CheckpointError as err:
+        print(f"bearoff_error: {err}", file=sys.stderr)
+        return 2
+    raw = NetworkEvaluator(play_net(members), bearoff=False)
     rng = np.random.default_rng(args.seed)
     losses, errors, decisions = [], [], 0
     while decisions < args.decisions:
@@ -53,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         losses.append(exact_eq.max() - exact_eq[int(np.argmax(equity(net_probs)))])
         errors.extend(np.abs(net_probs[:, 0] - exact[:, 0]))
         decisions += 1
-    print(f"model {args.model} ({ckpt.games_trained} games trained), {decisions} bear-off decisions")
+    print(f"model {args.model} ({sum(m.games_trained for m in members)} games trained), {decisions} bear-off decisions")
     print(f"mean |P(win) error| of the network: {np.mean(errors):.4f}")
     print(f"bearoff_error: {1000 * np.mean(losses):.1f} millipoints lost per decision "
           f"({100 * np.mean(np.array(losses) > 1e-9):.1f}% of decisions differ from the database)")

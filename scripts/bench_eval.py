@@ -37,13 +37,13 @@ def oracle_afterstates() -> np.ndarray:
 def run(args: argparse.Namespace) -> None:
     import torch  # heavy: only when the benchmark runs
 
-    from models.checkpoint import load_checkpoint
+    from models.checkpoint import load_play_net
     from models.network import NetworkEvaluator, TDNet
 
     torch.set_num_threads(1)
     path = Path(args.model) if args.model else DEFAULT_MODEL
     if args.model or DEFAULT_MODEL.exists():
-        net, label = load_checkpoint(path).net, str(path)
+        net, label = load_play_net(path), str(path)
     else:
         torch.manual_seed(0)
         net, label = TDNet(args.hidden), f"random TDNet({args.hidden})"

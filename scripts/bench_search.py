@@ -33,13 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> None:
     import torch  # heavy: only when the benchmark runs
 
-    from models.checkpoint import load_checkpoint
+    from models.checkpoint import load_play_net
     from models.network import NetworkEvaluator, TDNet
 
     torch.set_num_threads(1)
     if args.model or DEFAULT_MODEL.exists():
         path = Path(args.model) if args.model else DEFAULT_MODEL
-        net, label = load_checkpoint(path).net, str(path)
+        net, label = load_play_net(path), str(path)
     else:
         torch.manual_seed(0)
         net, label = TDNet(80), "random TDNet(80)"

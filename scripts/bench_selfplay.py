@@ -25,11 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from models.checkpoint import load_checkpoint  # heavy (torch): only when the benchmark runs
+    from models.checkpoint import load_members  # heavy (torch): only when the benchmark runs
     from training.selfplay import SelfPlay, Weights, initial_net, seed_state
 
     if not (args.fresh or args.features) and DEFAULT_MODEL.is_file():
-        net, source = load_checkpoint(DEFAULT_MODEL).net, f"shipped model ({DEFAULT_MODEL.name})"
+        net, source = load_members(DEFAULT_MODEL)[0].net, f"shipped model ({DEFAULT_MODEL.name}, first net)"
     else:
         net = initial_net(args.hidden, 1, args.features)
         source = f"fresh {args.hidden}-hidden net" + (" with features" if args.features else "")
