@@ -27,7 +27,7 @@ import torch
 from engine.encoder import ENCODER_VERSION
 from engine.features import FEATURE_COUNTS, FEATURES_VERSION, N_FEATURES
 from engine.errors import CheckpointError
-from models.network import TDNet, TDNetEnsemble
+from models.network import TDNet, TDNetEnsemble, check_ensemble
 
 FORMAT = "tdgammon-checkpoint"
 FORMAT_VERSION = 1
@@ -49,8 +49,7 @@ def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
 
 def save_ensemble(path: str | os.PathLike, members: list[Checkpoint]) -> None:
     """Write several nets as one play-time model (TDNetEnsemble), each member whole."""
-    if len(members) < 2 or len({m.net.features for m in members}) != 1:
-        raise CheckpointError("an ensemble needs two or more nets that read the same inputs")
+    check_ensemble([m.net for m in members])
     _write_atomic(Path(path), {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,

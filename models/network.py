@@ -8,6 +8,7 @@ from torch import nn
 
 from engine import bearoff
 from engine.encoder import encode, input_count
+from engine.errors import CheckpointError
 from engine.evaluator import sanity_clamp
 
 N_OUTPUTS = 5
@@ -47,6 +48,12 @@ class TDNet(nn.Module):
             self.out.bias.copy_(torch.from_numpy(weights["b2"]))
 
 
+def check_ensemble(nets: list[TDNet]) -> None:
+    """Raise CheckpointError unless the nets can be one TDNetEnsemble."""
+    if len(nets) < 2 or len({net.features for net in nets}) != 1:
+        raise CheckpointError("an ensemble needs two or more nets that read the same inputs")
+
+
 class TDNetEnsemble(nn.Module):
     """Several TDNets reading the same inputs; its outputs are the mean of theirs.
 
@@ -56,8 +63,7 @@ class TDNetEnsemble(nn.Module):
 
     def __init__(self, members: list[TDNet]) -> None:
         super().__init__()
-        if len(members) < 2 or len({m.features for m in members}) != 1:
-            raise ValueError("an ensemble needs two or more nets that read the same inputs")
+        check_ensemble(members)
         self.members = nn.ModuleList(members)
         self.features = members[0].features
 
