@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         losses.append(exact_eq.max() - exact_eq[int(np.argmax(equity(net_probs)))])
         errors.extend(np.abs(net_probs[:, 0] - exact[:, 0]))
         decisions += 1
-    print(f"model {args.model} ({sum(m.games_trained for m in members)} games trained), {decisions} bear-off decisions")
+    games = sum(m.games_trained for m in members)
+    print(f"model {args.model} ({games} games trained), {decisions} bear-off decisions")
     print(f"mean |P(win) error| of the network: {np.mean(errors):.4f}")
     print(f"bearoff_error: {1000 * np.mean(losses):.1f} millipoints lost per decision "
           f"({100 * np.mean(np.array(losses) > 1e-9):.1f}% of decisions differ from the database)")

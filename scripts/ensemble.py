@@ -30,7 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="write the nets of the files given (in order) as one ensemble")
-    build.add_argument("checkpoints", type=Path, nargs="+", help="checkpoints or ensembles (their members join)")
+    build.add_argument("checkpoints", type=Path, nargs="+",
+                       help="checkpoints or ensembles (their members join)")
     build.add_argument("--out", type=Path, required=True)
     extract = sub.add_parser("extract", help="write one member as a checkpoint training can resume")
     extract.add_argument("ensemble", type=Path)

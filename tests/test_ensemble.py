@@ -107,7 +107,8 @@ def test_build_refuses_one_net_or_mixed_inputs(members: list[Path], tmp_path: Pa
         assert not out.exists()
 
 
-def test_extract_refuses_a_missing_member(ensemble: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_extract_refuses_a_missing_member(ensemble: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture) -> None:
     assert ensemble_main(["extract", str(ensemble), "2", "--out", str(tmp_path / "m.pt")]) == 2
     assert "has members 0-1, not 2" in capsys.readouterr().err
 
