@@ -72,10 +72,12 @@ class Trainer:
                         for w in range(config.workers)]
             self.games = ckpt.games_trained
             self.wall_time = float(state.get("wall_time", 0.0))
+            self.distilled = list(state.get("distilled", []))
             net = ckpt.net
         else:
             self.games = 0
             self.wall_time = 0.0
+            self.distilled = []
             rngs = [int(seed_state(config.seed, w)[0]) for w in range(config.workers)]
             net = initial_net(config.hidden, config.seed, config.features)
         self.weights = Weights(net)
@@ -97,9 +99,13 @@ class Trainer:
         return path
 
     def _trainer_state(self) -> dict:
-        """What a resume needs besides the weights (subclasses add their own entries)."""
-        return {"rng_states": self.selfplay.rng_states(), "wall_time": self.wall_time,
-                "lr": self.config.lr_at(self.games)}
+        """What a resume needs besides the weights (subclasses add their own entries), and
+        the net's record of search distillations (scripts.distill), kept as history."""
+        state = {"rng_states": self.selfplay.rng_states(), "wall_time": self.wall_time,
+                 "lr": self.config.lr_at(self.games)}
+        if self.distilled:
+            state["distilled"] = self.distilled
+        return state
 
     def _extra_scalars(self) -> dict[str, float]:
         """More TensorBoard scalars for each log step (the distributed trainer's policy lag)."""

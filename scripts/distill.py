@@ -1,0 +1,143 @@
+"""Search distillation (training.distill): fit a net to our own 2-ply values of its self-play positions.
+
+Two steps. `positions` plays the student's 1-ply self-play games and values every
+position with the teacher's 2-ply search (any model: a net or an ensemble), saving as it
+goes, so a killed run resumes where it stopped when started again with the same command.
+`fit` trains the student's weights toward those values and writes a checkpoint that
+`tdgammon train --resume` and `scripts.ensemble build` take like any other:
+
+    python -m scripts.distill positions m0.pt --teacher models/default.pt --games 8000 --seed 1 --out d1.npz
+    python -m scripts.distill fit m0.pt d1.npz d2.npz --epochs 6 --out m0-distilled.pt
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from engine.errors import CheckpointError
+from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from models.loader import load_network
+from training.distill import fit, record_positions, search_targets
+from training.selfplay import seed_state
+
+
+class DataError(Exception):
+    """A positions file that is missing, corrupt, or made with other arguments."""
+
+
+def _save(path: Path, **arrays: np.ndarray) -> None:
+    """np.savez to PATH.tmp, then os.replace: a kill never leaves a half-written file."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as handle:
+        np.savez(handle, **arrays)
+    os.replace(tmp, path)
+
+
+def _load(path: Path) -> dict[str, np.ndarray]:
+    try:
+        with np.load(path) as data:
+            arrays = {key: data[key] for key in data.files}
+    except FileNotFoundError:
+        raise DataError(f"{path} does not exist") from None
+    except (OSError, ValueError, EOFError):
+        raise DataError(f"{path} is not a positions file (a .npz written by `distill positions`)") from None
+    missing = {"boards", "targets", "games", "rng", "seed", "student", "teacher"} - arrays.keys()
+    if missing:
+        raise DataError(f"{path} is not a positions file (no {', '.join(sorted(missing))})")
+    return arrays
+
+
+def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chunk: int) -> None:
+    """Record and value positions, `chunk` games at a time, resuming from `out` if it exists."""
+    net = load_checkpoint(student).net
+    evaluator = load_network(teacher)
+    if out.exists():
+        data = _load(out)
+        made_with = (str(data["student"]), str(data["teacher"]), int(data["seed"]))
+        if made_with != (str(student), teacher, seed):
+            raise DataError(f"{out} was made with student, teacher, seed = {made_with}; "
+                            f"pass the same, or another --out")
+        boards, targets = [data["boards"]], [data["targets"]]
+        done, rng = int(data["games"]), data["rng"].astype(np.uint64)
+    else:
+        boards, targets = [], []
+        done, rng = 0, seed_state(seed, 0)
+    start, made = time.perf_counter(), 0
+    while done < games:
+        n = min(chunk, games - done)
+        new = record_positions(net, n, rng)
+        made += len(new)
+        boards.append(new)
+        targets.append(search_targets(new, evaluator))
+        done += n
+        all_boards, all_targets = np.concatenate(boards), np.concatenate(targets)
+        boards, targets = [all_boards], [all_targets]
+        _save(out, boards=all_boards, targets=all_targets, games=np.int64(done), rng=rng,
+              seed=np.int64(seed), student=np.str_(student), teacher=np.str_(teacher))
+        rate = made / max(time.perf_counter() - start, 1e-9)
+        print(f"{done:,} games, {len(all_boards):,} positions -> {out} ({rate:,.0f} positions/s this run)",
+              flush=True)
+
+
+def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr: float, seed: int) -> None:
+    """Fit the student to the files' targets and save it, with the fit's record in its trainer state."""
+    ckpt = load_checkpoint(student)
+    arrays = [_load(p) for p in data_paths]
+    boards = np.concatenate([a["boards"] for a in arrays])
+    targets = np.concatenate([a["targets"] for a in arrays])
+    torch.manual_seed(seed)
+    result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed)
+    record = {"data": [str(p) for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
+              "positions": len(boards), "epochs": epochs, "lr": lr, "val_mse": result.val_mse}
+    state = dict(ckpt.trainer_state)
+    state["distilled"] = list(state.get("distilled", [])) + [record]
+    save_checkpoint(out, Checkpoint(ckpt.net, ckpt.config, ckpt.games_trained, state))
+    trace = " -> ".join(f"{m:.3g}" for m in result.val_mse)
+    print(f"{len(boards):,} positions ({result.held_out:,} held out), held-out MSE {trace}; -> {out}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    pos = sub.add_parser("positions", help="self-play positions of the student, valued by the teacher's 2-ply")
+    pos.add_argument("student", type=Path, help="a one-net checkpoint: whose 1-ply games give the positions")
+    pos.add_argument("--teacher", default="models/default.pt", help="a net or ensemble; its 2-ply gives the targets")
+    pos.add_argument("--games", type=int, required=True)
+    pos.add_argument("--seed", type=int, default=1)
+    pos.add_argument("--chunk", type=int, default=500, help="games between saves")
+    pos.add_argument("--out", type=Path, required=True)
+    fitp = sub.add_parser("fit", help="fit the student to positions files; write a new checkpoint")
+    fitp.add_argument("student", type=Path)
+    fitp.add_argument("data", type=Path, nargs="+")
+    fitp.add_argument("--epochs", type=int, default=6)
+    fitp.add_argument("--lr", type=float, default=1e-4, help="Adam's step size")
+    fitp.add_argument("--seed", type=int, default=0, help="the held-out split and the batch order")
+    fitp.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "positions":
+            if args.games < 1 or args.chunk < 1:
+                raise DataError("--games and --chunk must be at least 1")
+            positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk)
+        else:
+            if args.epochs < 0 or args.lr <= 0:
+                raise DataError("--epochs must be at least 0 and --lr positive")
+            fit_files(args.student, args.data, args.out, args.epochs, args.lr, args.seed)
+    except (CheckpointError, DataError, ValueError) as err:
+        print(f"distill: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("distill: stopped; run the same command again to resume", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

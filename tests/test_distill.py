@@ -1,0 +1,112 @@
+"""Search distillation (training.distill, scripts/distill.py): the right targets, a fit that
+learns, positions files that resume exactly, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from engine.bearoff import exact_race
+from engine.dice import ALL_ROLLS
+from engine.evaluator import flip
+from engine.encoder import encode
+from engine.search import best_play, evaluate_afterstates, exact_results
+from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from models.network import NetworkEvaluator
+from scripts.distill import main as distill_main
+from training.config import TrainConfig
+from training.distill import fit, record_positions, search_targets
+from training.selfplay import initial_net, seed_state
+from training.trainer import Trainer
+
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("student") / "s.pt"
+    save_checkpoint(path, Checkpoint(initial_net(8, 5, features=True), {"hidden": 8, "features": True}, 100))
+    return path
+
+
+def test_positions_are_live_afterstates_and_repeat_with_the_seed() -> None:
+    net = initial_net(8, 5, features=True)
+    boards = record_positions(net, 10, seed_state(2, 0))
+    again = record_positions(net, 10, seed_state(2, 0))
+    assert len(boards) > 100
+    np.testing.assert_array_equal(boards, again)
+    assert (exact_results(boards) == 0).all()
+    assert not any(exact_race(b) for b in boards)
+    assert (boards.sum(axis=(1, 2)) <= 30).all() and (boards >= 0).all()
+
+
+def test_targets_are_the_opponents_roll_mean_of_its_best_reply_flipped() -> None:
+    """Checked against the search's public best_play, one roll at a time."""
+    evaluator = NetworkEvaluator(initial_net(8, 6, features=True))
+    boards = record_positions(initial_net(8, 5, features=True), 2, seed_state(3, 0))[::17][:4]
+    got = search_targets(boards, evaluator)
+    for board, target in zip(boards, got):
+        on_roll = np.ascontiguousarray(board[::-1])
+        mean = np.zeros(5)
+        for d1, d2, weight in ALL_ROLLS:
+            play = best_play(on_roll, (d1, d2), evaluator)
+            # No legal play: the roller's unchanged board is its afterstate (engine.search).
+            after = play.probs if play else evaluate_afterstates(evaluator, on_roll[None])[0]
+            mean += weight / 36 * after
+        np.testing.assert_allclose(target, flip(mean), atol=1e-5)
+
+
+def test_fit_moves_the_net_toward_another_nets_outputs() -> None:
+    boards = record_positions(initial_net(8, 5, features=True), 20, seed_state(4, 0))
+    teacher = initial_net(16, 9, features=True)
+    with torch.no_grad():
+        targets = teacher(torch.from_numpy(encode(boards, True))).numpy()
+    result = fit(initial_net(8, 5, features=True), boards, targets, epochs=3, lr=1e-2)
+    assert len(result.val_mse) == 4 and result.held_out + result.positions == len(boards)
+    assert result.val_mse[-1] < 0.5 * result.val_mse[0]
+
+
+def test_positions_resume_exactly_and_fit_keeps_a_record(student: Path, tmp_path: Path) -> None:
+    whole, parts = tmp_path / "whole.npz", tmp_path / "parts.npz"
+    common = [str(student), "--teacher", str(student), "--seed", "7"]
+    assert distill_main(["positions", *common, "--games", "6", "--out", str(whole)]) == 0
+    assert distill_main(["positions", *common, "--games", "2", "--chunk", "2", "--out", str(parts)]) == 0
+    assert distill_main(["positions", *common, "--games", "6", "--chunk", "3", "--out", str(parts)]) == 0
+    with np.load(whole) as a, np.load(parts) as b:
+        np.testing.assert_array_equal(a["boards"], b["boards"])
+        np.testing.assert_allclose(a["targets"], b["targets"], atol=1e-6)
+        assert int(b["games"]) == 6
+    out = tmp_path / "fitted.pt"
+    assert distill_main(["fit", str(student), str(whole), "--epochs", "1", "--out", str(out)]) == 0
+    fitted = load_checkpoint(out)
+    (record,) = fitted.trainer_state["distilled"]
+    assert record["epochs"] == 1 and record["teachers"] == [str(student)] and len(record["val_mse"]) == 2
+    assert not torch.equal(fitted.net.hidden.weight, load_checkpoint(student).net.hidden.weight)
+    # Training on keeps the record.
+    config = TrainConfig(seed=1, hidden=8, games=110, workers=1, chunk_games=10, checkpoint_every=10,
+                         eval_every=0, eval_games=0, lr_decay_games=0, features=True)
+    Trainer(config, tmp_path / "on", resume=out, progress=False).run()
+    assert load_checkpoint(tmp_path / "on" / "checkpoint.pt").trainer_state["distilled"] == [record]
+
+
+def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture) -> None:
+    data = tmp_path / "d.npz"
+    assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "2",
+                         "--out", str(data)]) == 0
+    capsys.readouterr()
+    cases = [
+        ["positions", str(student), "--teacher", str(student), "--games", "4", "--seed", "9",
+         "--out", str(data)],
+        ["positions", str(student), "--teacher", str(tmp_path / "none.pt"), "--games", "2",
+         "--out", str(tmp_path / "e.npz")],
+        ["positions", str(student), "--games", "0", "--out", str(tmp_path / "e.npz")],
+        ["fit", str(student), str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.pt")],
+        ["fit", str(student), str(student), "--out", str(tmp_path / "x.pt")],
+        ["fit", str(data), str(data), "--out", str(tmp_path / "x.pt")],
+    ]
+    for argv in cases:
+        assert distill_main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("distill: ") and err.count("\n") == 1, err
