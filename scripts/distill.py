@@ -13,6 +13,7 @@ goes, so a killed run resumes where it stopped when started again with the same 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 import time
@@ -54,16 +55,23 @@ def _load(path: Path) -> dict[str, np.ndarray]:
     return arrays
 
 
+def identify(path: str | Path) -> str:
+    """The path and the start of the file's SHA-256: names a model even after its path is reused."""
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return f"{path} (sha256 {digest[:16]})"
+
+
 def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chunk: int) -> None:
     """Record and value positions, `chunk` games at a time, resuming from `out` if it exists."""
     net = load_checkpoint(student).net
     evaluator = load_network(teacher)
+    student_id, teacher_id = identify(student), identify(teacher)
     if out.exists():
         data = _load(out)
         made_with = (str(data["student"]), str(data["teacher"]), int(data["seed"]))
-        if made_with != (str(student), teacher, seed):
+        if made_with != (student_id, teacher_id, seed):
             raise DataError(f"{out} was made with student, teacher, seed = {made_with}; "
-                            f"pass the same, or another --out")
+                            f"pass the same files and seed, or another --out")
         boards, targets = [data["boards"]], [data["targets"]]
         done, rng = int(data["games"]), data["rng"].astype(np.uint64)
     else:
@@ -80,7 +88,7 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
         all_boards, all_targets = np.concatenate(boards), np.concatenate(targets)
         boards, targets = [all_boards], [all_targets]
         _save(out, boards=all_boards, targets=all_targets, games=np.int64(done), rng=rng,
-              seed=np.int64(seed), student=np.str_(student), teacher=np.str_(teacher))
+              seed=np.int64(seed), student=np.str_(student_id), teacher=np.str_(teacher_id))
         rate = made / max(time.perf_counter() - start, 1e-9)
         print(f"{done:,} games, {len(all_boards):,} positions -> {out} ({rate:,.0f} positions/s this run)",
               flush=True)
@@ -95,7 +103,7 @@ def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr:
     torch.manual_seed(seed)
     result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed)
     record = {"data": [str(p) for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
-              "positions": len(boards), "epochs": epochs, "lr": lr, "val_mse": result.val_mse}
+              "positions": len(boards), "epochs": epochs, "lr": lr, "seed": seed, "val_mse": result.val_mse}
     state = dict(ckpt.trainer_state)
     state["distilled"] = list(state.get("distilled", [])) + [record]
     save_checkpoint(out, Checkpoint(ckpt.net, ckpt.config, ckpt.games_trained, state))

@@ -1,4 +1,5 @@
-"""The shipped model: an ensemble of three self-play nets that beats pubeval and random (issues 3 and 6)."""
+"""The shipped model: an ensemble of three self-play nets, each distilled from our own 2-ply
+search, that beats pubeval and random (issues 3 and 6)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from training.config import TrainConfig, load_config
 from training.selfplay import Weights, benchmark
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+# The session-8 default (commit affb56a): the teacher whose 2-ply values the members were fitted to.
+TEACHER = "models/default.pt (sha256 2db9cc56b2b1df60)"
 
 
 def _recipes() -> list[TrainConfig]:
@@ -35,6 +38,15 @@ def test_shipped_model_is_three_self_play_nets_each_describing_itself() -> None:
         assert len(member.trainer_state["rng_states"]) == member.config["workers"]
     stage1 = load_config(CONFIGS / "default.toml")  # where members 0 and 1 began
     assert stage1.hidden == members[0].net.n_hidden == members[1].net.n_hidden
+
+
+def test_each_member_was_distilled_once_from_the_previous_default() -> None:
+    """The model card's last step: scripts.distill fit on the same 949,573 positions."""
+    for member in load_members(DEFAULT_MODEL):
+        (record,) = member.trainer_state["distilled"]
+        assert record["teachers"] == [TEACHER]
+        assert (record["positions"], record["epochs"], record["lr"]) == (949_573, 6, 3e-4)
+        assert record["val_mse"][-1] < 0.7 * record["val_mse"][0]
 
 
 def test_the_previous_default_recipe_still_loads() -> None:
