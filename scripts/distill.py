@@ -7,7 +7,7 @@ goes, so a killed run resumes where it stopped when started again with the same 
 `tdgammon train --resume` and `scripts.ensemble build` take like any other:
 
     python -m scripts.distill positions m0.pt --teacher models/default.pt --games 8000 --seed 1 --out d1.npz
-    python -m scripts.distill fit m0.pt d1.npz d2.npz --epochs 6 --out m0-distilled.pt
+    python -m scripts.distill fit m0.pt d1.npz d2.npz --epochs 6 --lr 3e-4 --out m0-distilled.pt
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from engine.errors import CheckpointError
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_network
+from models.paths import DEFAULT_MODEL
 from training.distill import fit, record_positions, search_targets
 from training.selfplay import seed_state
 
@@ -100,7 +100,6 @@ def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr:
     arrays = [_load(p) for p in data_paths]
     boards = np.concatenate([a["boards"] for a in arrays])
     targets = np.concatenate([a["targets"] for a in arrays])
-    torch.manual_seed(seed)
     result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed)
     record = {"data": [str(p) for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
               "positions": len(boards), "epochs": epochs, "lr": lr, "seed": seed, "val_mse": result.val_mse}
@@ -116,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     pos = sub.add_parser("positions", help="self-play positions of the student, valued by the teacher's 2-ply")
     pos.add_argument("student", type=Path, help="a one-net checkpoint: whose 1-ply games give the positions")
-    pos.add_argument("--teacher", default="models/default.pt", help="a net or ensemble; its 2-ply gives the targets")
+    pos.add_argument("--teacher", default=str(DEFAULT_MODEL),
+                     help="a net or ensemble; its 2-ply gives the targets (default: the shipped model)")
     pos.add_argument("--games", type=int, required=True)
     pos.add_argument("--seed", type=int, default=1)
     pos.add_argument("--chunk", type=int, default=500, help="games between saves")
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     fitp.add_argument("student", type=Path)
     fitp.add_argument("data", type=Path, nargs="+")
     fitp.add_argument("--epochs", type=int, default=6)
-    fitp.add_argument("--lr", type=float, default=1e-4, help="Adam's step size")
+    fitp.add_argument("--lr", type=float, default=3e-4, help="Adam's step size")
     fitp.add_argument("--seed", type=int, default=0, help="the held-out split and the batch order")
     fitp.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
@@ -142,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"distill: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("distill: stopped; run the same command again to resume", file=sys.stderr)
+        again = "run the same command again to resume" if args.command == "positions" else "nothing written"
+        print(f"distill: stopped; {again}", file=sys.stderr)
         return 130
     return 0
 
