@@ -30,7 +30,7 @@ from training.kernels import Scratch
 from training.selfplay import Weights
 from training.trajectory import record_games
 
-TARGET_BATCH = 256  # positions per roll_average call: one evaluator call of ~5,000-10,000 afterstates
+TARGET_BATCH = 256  # positions per roll_average call: one evaluator call of about 130,000 afterstates
 
 
 def record_positions(net: TDNet, games: int, rng: np.ndarray) -> np.ndarray:
