@@ -72,25 +72,23 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
         if made_with != (student_id, teacher_id, seed):
             raise DataError(f"{out} was made with student, teacher, seed = {made_with}; "
                             f"pass the same files and seed, or another --out")
-        boards, targets = [data["boards"]], [data["targets"]]
+        boards, targets = data["boards"], data["targets"]
         done, rng = int(data["games"]), data["rng"].astype(np.uint64)
     else:
-        boards, targets = [], []
+        boards, targets = np.zeros((0, 2, 25), dtype=np.int8), np.zeros((0, 5), dtype=np.float32)
         done, rng = 0, seed_state(seed, 0)
     start, made = time.perf_counter(), 0
     while done < games:
         n = min(chunk, games - done)
         new = record_positions(net, n, rng)
         made += len(new)
-        boards.append(new)
-        targets.append(search_targets(new, evaluator))
+        boards = np.concatenate([boards, new])
+        targets = np.concatenate([targets, search_targets(new, evaluator)])
         done += n
-        all_boards, all_targets = np.concatenate(boards), np.concatenate(targets)
-        boards, targets = [all_boards], [all_targets]
-        _save(out, boards=all_boards, targets=all_targets, games=np.int64(done), rng=rng,
+        _save(out, boards=boards, targets=targets, games=np.int64(done), rng=rng,
               seed=np.int64(seed), student=np.str_(student_id), teacher=np.str_(teacher_id))
         rate = made / max(time.perf_counter() - start, 1e-9)
-        print(f"{done:,} games, {len(all_boards):,} positions -> {out} ({rate:,.0f} positions/s this run)",
+        print(f"{done:,} games, {len(boards):,} positions -> {out} ({rate:,.0f} positions/s this run)",
               flush=True)
 
 
