@@ -16,8 +16,14 @@ from training.config import TrainConfig, load_config
 from training.selfplay import Weights, benchmark
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
-# The session-8 default (commit affb56a): the teacher whose 2-ply values the members were fitted to.
-TEACHER = "models/default.pt (sha256 2db9cc56b2b1df60)"
+# Each distillation round's teacher, as its record names it, and its positions: the session-8
+# default (commit affb56a), the session-10 default (0262f2d, run from runs/), then round 2's
+# ensemble (afa43d2:models/wip/distill-round2.pt). Each is the previous round's result.
+ROUNDS = [
+    ("models/default.pt (sha256 2db9cc56b2b1df60)", 949_573),
+    ("runs/distill/E1.pt (sha256 9aee47c42b879278)", 764_655),
+    ("models/wip/distill-round2.pt (sha256 9ff18ac4b49fbcdc)", 1_331_279),
+]
 
 
 def _recipes() -> list[TrainConfig]:
@@ -40,13 +46,15 @@ def test_shipped_model_is_three_self_play_nets_each_describing_itself() -> None:
     assert stage1.hidden == members[0].net.n_hidden == members[1].net.n_hidden
 
 
-def test_each_member_was_distilled_once_from_the_previous_default() -> None:
-    """The model card's last step: scripts.distill fit on the same 949,573 positions."""
+def test_each_member_was_distilled_in_three_rounds() -> None:
+    """The model card's last steps: scripts.distill fit, each round on new positions valued
+    by the previous round's ensemble, each fit lowering the held-out error."""
     for member in load_members(DEFAULT_MODEL):
-        (record,) = member.trainer_state["distilled"]
-        assert record["teachers"] == [TEACHER]
-        assert (record["positions"], record["epochs"], record["lr"]) == (949_573, 6, 3e-4)
-        assert record["val_mse"][-1] < 0.7 * record["val_mse"][0]
+        records = member.trainer_state["distilled"]
+        assert [(r["teachers"], r["positions"]) for r in records] == [([t], n) for t, n in ROUNDS]
+        assert all((r["epochs"], r["lr"]) == (6, 3e-4) for r in records)
+        assert all(r["val_mse"][-1] < 0.9 * r["val_mse"][0] for r in records)
+        assert records[0]["val_mse"][-1] < 0.7 * records[0]["val_mse"][0]
 
 
 def test_the_previous_default_recipe_still_loads() -> None:
