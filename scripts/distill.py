@@ -25,7 +25,7 @@ from engine.errors import CheckpointError
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_network
 from models.paths import DEFAULT_MODEL
-from training.distill import fit, record_positions, search_targets
+from training.distill import fit, near_misses, record_positions, search_targets
 from training.selfplay import seed_state
 
 
@@ -61,17 +61,22 @@ def identify(path: str | Path) -> str:
     return f"{path} (sha256 {digest[:16]})"
 
 
-def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chunk: int) -> None:
-    """Record and value positions, `chunk` games at a time, resuming from `out` if it exists."""
+def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chunk: int,
+              most_near_misses: int = 0) -> None:
+    """Record and value positions, `chunk` games at a time, resuming from `out` if it exists;
+    with most_near_misses > 0, also up to that many of the student's near misses a position
+    (training.distill.near_misses)."""
     net = load_checkpoint(student).net
     evaluator = load_network(teacher)
+    student_evaluator = load_network(student) if most_near_misses else None
     student_id, teacher_id = identify(student), identify(teacher)
     if out.exists():
         data = _load(out)
-        made_with = (str(data["student"]), str(data["teacher"]), int(data["seed"]))
-        if made_with != (student_id, teacher_id, seed):
-            raise DataError(f"{out} was made with student, teacher, seed = {made_with}; "
-                            f"pass the same files and seed, or another --out")
+        made_with = (str(data["student"]), str(data["teacher"]), int(data["seed"]),
+                     int(data.get("near_misses", 0)))
+        if made_with != (student_id, teacher_id, seed, most_near_misses):
+            raise DataError(f"{out} was made with student, teacher, seed, near misses = {made_with}; "
+                            f"pass the same files and settings, or another --out")
         boards, targets = data["boards"], data["targets"]
         done, rng = int(data["games"]), data["rng"].astype(np.uint64)
     else:
@@ -81,12 +86,16 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
     while done < games:
         n = min(chunk, games - done)
         new = record_positions(net, n, rng)
+        if student_evaluator is not None:  # the fresh rolls: one stream per chunk, so a resume repeats them
+            rolls = np.random.default_rng([seed, done])
+            new = np.concatenate([new, near_misses(new, student_evaluator, most_near_misses, rolls)])
         made += len(new)
         boards = np.concatenate([boards, new])
         targets = np.concatenate([targets, search_targets(new, evaluator)])
         done += n
         _save(out, boards=boards, targets=targets, games=np.int64(done), rng=rng,
-              seed=np.int64(seed), student=np.str_(student_id), teacher=np.str_(teacher_id))
+              seed=np.int64(seed), student=np.str_(student_id), teacher=np.str_(teacher_id),
+              near_misses=np.int64(most_near_misses))
         rate = made / max(time.perf_counter() - start, 1e-9)
         print(f"{done:,} games, {len(boards):,} positions -> {out} ({rate:,.0f} positions/s this run)",
               flush=True)
@@ -119,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     pos.add_argument("--seed", type=int, default=1)
     pos.add_argument("--chunk", type=int, default=500, help="games between saves")
     pos.add_argument("--out", type=Path, required=True)
+    pos.add_argument("--near-misses", type=int, default=0, metavar="K",
+                     help="also value up to K of the student's near misses a position: plays of a fresh "
+                          "roll ranked just below its best (default 0: its chosen plays only)")
     fitp = sub.add_parser("fit", help="fit the student to positions files; write a new checkpoint")
     fitp.add_argument("student", type=Path)
     fitp.add_argument("data", type=Path, nargs="+")
@@ -129,9 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "positions":
-            if args.games < 1 or args.chunk < 1:
-                raise DataError("--games and --chunk must be at least 1")
-            positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk)
+            if args.games < 1 or args.chunk < 1 or args.near_misses < 0:
+                raise DataError("--games and --chunk must be at least 1, --near-misses at least 0")
+            positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses)
         else:
             if args.epochs < 0 or args.lr <= 0:
                 raise DataError("--epochs must be at least 0 and --lr positive")

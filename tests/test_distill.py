@@ -11,14 +11,14 @@ import torch
 
 from engine.bearoff import exact_race
 from engine.dice import ALL_ROLLS
-from engine.evaluator import flip
 from engine.encoder import encode
-from engine.search import best_play, evaluate_afterstates, exact_results
+from engine.evaluator import flip
+from engine.search import best_play, evaluate_afterstates, exact_results, rank_plays
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.network import NetworkEvaluator
 from scripts.distill import identify, main as distill_main
 from training.config import TrainConfig
-from training.distill import fit, record_positions, search_targets
+from training.distill import NEAR_MISS_WINDOW, fit, near_misses, record_positions, search_targets
 from training.selfplay import initial_net, seed_state
 from training.trainer import Trainer
 
@@ -57,6 +57,21 @@ def test_targets_are_the_opponents_roll_mean_of_its_best_reply_flipped() -> None
         np.testing.assert_allclose(target, flip(mean), atol=1e-5)
 
 
+def test_near_misses_are_the_runners_up_of_a_fresh_roll_within_the_window() -> None:
+    """Checked against the search's public rank_plays, position by position, same dice."""
+    student = NetworkEvaluator(initial_net(8, 5, features=True))
+    boards = record_positions(initial_net(8, 5, features=True), 3, seed_state(6, 0))
+    got = near_misses(boards, student, 2, np.random.default_rng(4))
+    dice = np.random.default_rng(4).integers(1, 7, size=(len(boards), 2))
+    expected = []
+    for board, (d1, d2) in zip(boards, dice):
+        plays = rank_plays(np.ascontiguousarray(board[::-1]), (int(d1), int(d2)), student)
+        expected += [p.afterstate for p in plays[1:3] if p.equity >= plays[0].equity - NEAR_MISS_WINDOW
+                     and exact_results(p.afterstate[None])[0] == 0 and not exact_race(p.afterstate)]
+    assert len(expected) > len(boards) // 2
+    np.testing.assert_array_equal(got, np.array(expected))
+
+
 def test_fit_moves_the_net_toward_another_nets_outputs() -> None:
     boards = record_positions(initial_net(8, 5, features=True), 20, seed_state(4, 0))
     teacher = initial_net(16, 9, features=True)
@@ -91,6 +106,23 @@ def test_positions_resume_exactly_and_fit_keeps_a_record(student: Path, tmp_path
     assert load_checkpoint(tmp_path / "on" / "checkpoint.pt").trainer_state["distilled"] == [record]
 
 
+def test_positions_with_near_misses_resume_exactly(student: Path, tmp_path: Path) -> None:
+    """The same command, stopped after its first chunk and run again, gives the same file."""
+    whole, parts, plain = tmp_path / "whole.npz", tmp_path / "parts.npz", tmp_path / "plain.npz"
+    common = [str(student), "--teacher", str(student), "--seed", "8"]
+    assert distill_main(["positions", *common, "--games", "4", "--chunk", "2", "--near-misses", "2",
+                         "--out", str(whole)]) == 0
+    for games in ("2", "4"):
+        assert distill_main(["positions", *common, "--games", games, "--chunk", "2", "--near-misses", "2",
+                             "--out", str(parts)]) == 0
+    assert distill_main(["positions", *common, "--games", "4", "--out", str(plain)]) == 0
+    with np.load(whole) as a, np.load(parts) as b, np.load(plain) as c:
+        np.testing.assert_array_equal(a["boards"], b["boards"])
+        np.testing.assert_allclose(a["targets"], b["targets"], atol=1e-6)
+        assert int(a["near_misses"]) == 2 and int(c["near_misses"]) == 0
+        assert len(a["boards"]) > 1.5 * len(c["boards"])
+
+
 def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
                                           capsys: pytest.CaptureFixture) -> None:
     data = tmp_path / "d.npz"
@@ -103,6 +135,9 @@ def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
         ["positions", str(student), "--teacher", str(tmp_path / "none.pt"), "--games", "2",
          "--out", str(tmp_path / "e.npz")],
         ["positions", str(student), "--games", "0", "--out", str(tmp_path / "e.npz")],
+        ["positions", str(student), "--teacher", str(student), "--games", "4", "--near-misses", "1",
+         "--out", str(data)],
+        ["positions", str(student), "--games", "2", "--near-misses", "-1", "--out", str(tmp_path / "e.npz")],
         ["fit", str(student), str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.pt")],
         ["fit", str(student), str(student), "--out", str(tmp_path / "x.pt")],
         ["fit", str(data), str(data), "--out", str(tmp_path / "x.pt")],

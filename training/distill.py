@@ -23,14 +23,17 @@ import torch
 
 from engine.bearoff import exact_race
 from engine.encoder import encode
-from engine.evaluator import Evaluator, flip
-from engine.search import exact_results, roll_average
+from engine.evaluator import Evaluator, equity, flip
+from engine.movegen import generate
+from engine.search import evaluate_afterstates, exact_results, roll_average
 from models.network import TDNet
 from training.kernels import Scratch
 from training.selfplay import Weights
 from training.trajectory import record_games
 
 TARGET_BATCH = 256  # positions per roll_average call: one evaluator call of about 130,000 afterstates
+NEAR_MISS_BATCH = 1024  # positions per evaluator call in near_misses: about 25,000 afterstates
+NEAR_MISS_WINDOW = 0.16  # equity behind the best play: the 2-ply search's own filter (engine.search.MoveFilter)
 
 
 def record_positions(net: TDNet, games: int, rng: np.ndarray) -> np.ndarray:
@@ -41,9 +44,42 @@ def record_positions(net: TDNet, games: int, rng: np.ndarray) -> np.ndarray:
     """
     weights = Weights(net)
     boards, _ = record_games(weights.as_tuple(), games, 0.0, rng, Scratch(weights.hidden, weights.inputs))
+    return boards[_answered_by_net(boards)]
+
+
+def _answered_by_net(boards: np.ndarray) -> np.ndarray:
+    """Mask of the afterstates the net answers at play time: not finished, not an exact bear-off race."""
     keep = exact_results(boards) == 0
     keep &= np.array([not exact_race(b) for b in boards], dtype=np.bool_)
-    return boards[keep]
+    return keep
+
+
+def near_misses(boards: np.ndarray, student: Evaluator, most: int, rng: np.random.Generator,
+                window: float = NEAR_MISS_WINDOW) -> np.ndarray:
+    """The plays the student nearly chose: from the position after each afterstate (the
+    opponent on roll), with a fresh roll, its 2nd- to (most+1)-th best plays at the
+    student's 1-ply that lie within `window` equity of its best (those the net answers).
+
+    Why: the chosen afterstates alone never show the net the plays it ranks just below
+    them, yet each 1-ply choice is decided by exactly those comparisons. A fresh roll is
+    as likely as the one the game drew, so the positions keep self-play's distribution.
+    """
+    dice = rng.integers(1, 7, size=(len(boards), 2))
+    found = []
+    for start in range(0, len(boards), NEAR_MISS_BATCH):
+        groups = [generate(board, int(d1), int(d2))[0] for board, (d1, d2) in
+                  zip(boards[start:start + NEAR_MISS_BATCH, ::-1], dice[start:start + NEAR_MISS_BATCH])]
+        afterstates = np.concatenate(groups)
+        eqs = equity(evaluate_afterstates(student, afterstates))
+        ends = np.cumsum([len(g) for g in groups])
+        for group, group_eqs in zip(groups, np.split(eqs, ends[:-1])):
+            if len(group) < 2:
+                continue
+            order = np.argsort(-group_eqs, kind="stable")
+            rivals = order[1:most + 1]
+            found.append(group[rivals[group_eqs[rivals] >= group_eqs[order[0]] - window]])
+    found = np.concatenate(found) if found else np.zeros((0, 2, 25), dtype=np.int8)
+    return found[_answered_by_net(found)]
 
 
 def search_targets(boards: np.ndarray, teacher: Evaluator) -> np.ndarray:
