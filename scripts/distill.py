@@ -109,6 +109,7 @@ def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr:
     targets = np.concatenate([a["targets"] for a in arrays])
     result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed)
     record = {"data": [str(p) for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
+              "near_misses": sorted({int(a.get("near_misses", 0)) for a in arrays}),
               "positions": len(boards), "epochs": epochs, "lr": lr, "seed": seed, "val_mse": result.val_mse}
     state = dict(ckpt.trainer_state)
     state["distilled"] = list(state.get("distilled", [])) + [record]

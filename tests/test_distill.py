@@ -96,7 +96,7 @@ def test_positions_resume_exactly_and_fit_keeps_a_record(student: Path, tmp_path
     assert distill_main(["fit", str(student), str(whole), "--epochs", "1", "--out", str(out)]) == 0
     fitted = load_checkpoint(out)
     (record,) = fitted.trainer_state["distilled"]
-    assert record["epochs"] == 1 and len(record["val_mse"]) == 2
+    assert record["epochs"] == 1 and len(record["val_mse"]) == 2 and record["near_misses"] == [0]
     assert record["teachers"] == [identify(student)] and identify(student).startswith(f"{student} (sha256 ")
     assert not torch.equal(fitted.net.hidden.weight, load_checkpoint(student).net.hidden.weight)
     # Training on keeps the record.
@@ -121,6 +121,9 @@ def test_positions_with_near_misses_resume_exactly(student: Path, tmp_path: Path
         np.testing.assert_allclose(a["targets"], b["targets"], atol=1e-6)
         assert int(a["near_misses"]) == 2 and int(c["near_misses"]) == 0
         assert len(a["boards"]) > 1.5 * len(c["boards"])
+    out = tmp_path / "fitted.pt"
+    assert distill_main(["fit", str(student), str(whole), str(plain), "--epochs", "0", "--out", str(out)]) == 0
+    assert load_checkpoint(out).trainer_state["distilled"][0]["near_misses"] == [0, 2]
 
 
 def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
