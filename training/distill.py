@@ -25,7 +25,7 @@ from engine.bearoff import exact_race
 from engine.encoder import encode
 from engine.evaluator import Evaluator, equity, flip
 from engine.movegen import generate
-from engine.search import evaluate_afterstates, exact_results, roll_average
+from engine.search import MoveFilter, evaluate_afterstates, exact_results, roll_average
 from models.network import TDNet
 from training.kernels import Scratch
 from training.selfplay import Weights
@@ -33,7 +33,7 @@ from training.trajectory import record_games
 
 TARGET_BATCH = 256  # positions per roll_average call: one evaluator call of about 130,000 afterstates
 NEAR_MISS_BATCH = 1024  # positions per evaluator call in near_misses: about 25,000 afterstates
-NEAR_MISS_WINDOW = 0.16  # equity behind the best play: the 2-ply search's own filter (engine.search.MoveFilter)
+NEAR_MISS_WINDOW = MoveFilter().threshold  # equity behind the best play: the 2-ply search's own window
 
 
 def record_positions(net: TDNet, games: int, rng: np.ndarray) -> np.ndarray:
