@@ -19,8 +19,8 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 # Each distillation round's teacher, as its record names it, its positions, and the near
 # misses a position it also valued: the session-8 default (commit affb56a), the session-10
 # default (0262f2d, run from runs/), round 2's ensemble (afa43d2:models/wip/distill-round2.pt),
-# the session-11 default (5fa9d66, run from runs/), then round 4's ensemble (the model card
-# gives its commit). Each is the previous round's result.
+# the session-11 default (5fa9d66, run from runs/), then round 4's ensemble
+# (c391b0f:models/wip/distill-round4.pt). Each is the previous round's result.
 ROUNDS = [
     ("models/default.pt (sha256 2db9cc56b2b1df60)", 949_573, 0),
     ("runs/distill/E1.pt (sha256 9aee47c42b879278)", 764_655, 0),
