@@ -24,6 +24,7 @@ import numpy as np
 from engine.errors import CheckpointError
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_network
+from models.network import NetworkEvaluator
 from models.paths import DEFAULT_MODEL
 from training.distill import fit, near_misses, record_positions, search_targets
 from training.selfplay import seed_state
@@ -68,7 +69,7 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
     (training.distill.near_misses)."""
     net = load_checkpoint(student).net
     evaluator = load_network(teacher)
-    student_evaluator = load_network(student) if most_near_misses else None
+    student_evaluator = NetworkEvaluator(net) if most_near_misses else None
     student_id, teacher_id = identify(student), identify(teacher)
     if out.exists():
         data = _load(out)
