@@ -102,16 +102,18 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
               flush=True)
 
 
-def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr: float, seed: int) -> None:
+def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr: float, seed: int,
+              lr_end: float | None = None) -> None:
     """Fit the student to the files' targets and save it, with the fit's record in its trainer state."""
     ckpt = load_checkpoint(student)
     arrays = [_load(p) for p in data_paths]
     boards = np.concatenate([a["boards"] for a in arrays])
     targets = np.concatenate([a["targets"] for a in arrays])
-    result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed)
+    result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed, lr_end=lr_end)
     record = {"data": [str(p) for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
               "near_misses": sorted({int(a.get("near_misses", 0)) for a in arrays}),
-              "positions": len(boards), "epochs": epochs, "lr": lr, "seed": seed, "val_mse": result.val_mse}
+              "positions": len(boards), "epochs": epochs, "lr": lr,
+              **({} if lr_end is None else {"lr_end": lr_end}), "seed": seed, "val_mse": result.val_mse}
     state = dict(ckpt.trainer_state)
     state["distilled"] = list(state.get("distilled", [])) + [record]
     save_checkpoint(out, Checkpoint(ckpt.net, ckpt.config, ckpt.games_trained, state))
@@ -138,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     fitp.add_argument("data", type=Path, nargs="+")
     fitp.add_argument("--epochs", type=int, default=6)
     fitp.add_argument("--lr", type=float, default=3e-4, help="Adam's step size")
+    fitp.add_argument("--lr-end", type=float, default=None,
+                      help="decay the step size linearly to this by the fit's end (default: constant)")
     fitp.add_argument("--seed", type=int, default=0, help="the held-out split and the batch order")
     fitp.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
@@ -147,9 +151,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise DataError("--games and --chunk must be at least 1, --near-misses at least 0")
             positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses)
         else:
-            if args.epochs < 0 or args.lr <= 0:
-                raise DataError("--epochs must be at least 0 and --lr positive")
-            fit_files(args.student, args.data, args.out, args.epochs, args.lr, args.seed)
+            if args.epochs < 0 or args.lr <= 0 or (args.lr_end is not None and args.lr_end < 0):
+                raise DataError("--epochs must be at least 0, --lr positive and --lr-end not negative")
+            fit_files(args.student, args.data, args.out, args.epochs, args.lr, args.seed, args.lr_end)
     except (CheckpointError, DataError, ValueError) as err:
         print(f"distill: {err}", file=sys.stderr)
         return 2

@@ -82,6 +82,23 @@ def test_fit_moves_the_net_toward_another_nets_outputs() -> None:
     assert result.val_mse[-1] < 0.5 * result.val_mse[0]
 
 
+def test_fit_step_size_falls_linearly_to_lr_end(student: Path, tmp_path: Path) -> None:
+    boards = record_positions(initial_net(8, 5, features=True), 10, seed_state(4, 0))
+    targets = np.full((len(boards), 5), 0.25, dtype=np.float32)
+    fitted = []
+    for lr_end in (None, 1e-2, 0.0):
+        net = initial_net(8, 5, features=True)
+        fit(net, boards, targets, epochs=2, lr=1e-2, lr_end=lr_end)
+        fitted.append(net.hidden.weight.detach().clone())
+    assert torch.equal(fitted[0], fitted[1])  # lr_end = lr is the constant step
+    assert not torch.equal(fitted[0], fitted[2])
+    data, out = tmp_path / "d.npz", tmp_path / "f.pt"
+    assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "2",
+                         "--out", str(data)]) == 0
+    assert distill_main(["fit", str(student), str(data), "--epochs", "1", "--lr-end", "0", "--out", str(out)]) == 0
+    assert load_checkpoint(out).trainer_state["distilled"][0]["lr_end"] == 0.0
+
+
 def test_positions_resume_exactly_and_fit_keeps_a_record(student: Path, tmp_path: Path) -> None:
     whole, parts = tmp_path / "whole.npz", tmp_path / "parts.npz"
     common = [str(student), "--teacher", str(student), "--seed", "7"]
@@ -144,6 +161,7 @@ def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
         ["fit", str(student), str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.pt")],
         ["fit", str(student), str(student), "--out", str(tmp_path / "x.pt")],
         ["fit", str(data), str(data), "--out", str(tmp_path / "x.pt")],
+        ["fit", str(student), str(data), "--lr-end", "-1", "--out", str(tmp_path / "x.pt")],
     ]
     for argv in cases:
         assert distill_main(argv) == 2, argv

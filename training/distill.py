@@ -103,11 +103,13 @@ class FitResult:
 
 
 def fit(net: TDNet, boards: np.ndarray, targets: np.ndarray, epochs: int, lr: float,
-        batch: int = 128, held_out: float = 0.1, seed: int = 0) -> FitResult:
+        batch: int = 128, held_out: float = 0.1, seed: int = 0, lr_end: float | None = None) -> FitResult:
     """Fit the net's five outputs to targets by mean squared error (Adam), in place.
 
     Squared error, as TD(lambda)'s own update minimises; a held-out share of the
-    positions measures the fit, so overfitting shows as a rising val_mse.
+    positions measures the fit, so overfitting shows as a rising val_mse. With lr_end the
+    step size falls linearly from lr to lr_end over the fit: a constant step leaves the
+    error bouncing on a floor that a smaller final step gets under.
     """
     if len(boards) != len(targets) or len(boards) < 10:
         raise ValueError(f"fit needs matching boards and targets, at least 10 ({len(boards)}, {len(targets)})")
@@ -124,10 +126,15 @@ def fit(net: TDNet, boards: np.ndarray, targets: np.ndarray, epochs: int, lr: fl
 
     history = [val_mse()]
     opt = torch.optim.Adam(net.parameters(), lr=lr)
+    steps = epochs * -(-len(train) // batch)
+    end = lr if lr_end is None else lr_end
+    step = 0
     for _ in range(epochs):
         order = train[torch.randperm(len(train), generator=gen)]
         for start in range(0, len(order), batch):
             b = order[start:start + batch]
+            opt.param_groups[0]["lr"] = lr + (end - lr) * step / steps
+            step += 1
             loss = ((net(x[b]) - y[b]) ** 2).mean()
             opt.zero_grad()
             loss.backward()
