@@ -63,7 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"widen_checkpoint: {err}", file=sys.stderr)
         return 2
     config = {**ckpt.config, "hidden": args.hidden}
-    save_checkpoint(args.out, Checkpoint(wide, config, ckpt.games_trained, ckpt.trainer_state))
+    # The record says where the extra units came from; `distilled` records and training keep it.
+    state = dict(ckpt.trainer_state)
+    state["widened"] = list(state.get("widened", [])) + [
+        {"from": ckpt.net.n_hidden, "to": args.hidden, "seed": args.seed}]
+    save_checkpoint(args.out, Checkpoint(wide, config, ckpt.games_trained, state))
     print(f"{args.checkpoint} ({ckpt.net.n_hidden} hidden, {ckpt.games_trained:,} games) "
           f"-> {args.out} ({args.hidden} hidden)")
     return 0

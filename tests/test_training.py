@@ -236,6 +236,7 @@ def test_widened_checkpoint_computes_the_same_and_trains_on(tmp_path: Path) -> N
     assert widen_main([str(narrow), "--hidden", "12", "--out", str(wide)]) == 0
     a, b = load_checkpoint(narrow), load_checkpoint(wide)
     assert (b.net.n_hidden, b.config["hidden"], b.games_trained) == (12, 12, 50)
+    assert b.trainer_state["widened"] == [{"from": 8, "to": 12, "seed": 1}]
     x = torch.rand(64, a.net.hidden.in_features)
     with torch.no_grad():
         torch.testing.assert_close(b.net(x), a.net(x), rtol=0, atol=1e-6)
@@ -249,6 +250,7 @@ def test_widened_checkpoint_computes_the_same_and_trains_on(tmp_path: Path) -> N
             total_games=100, progress=False).run()
     trained = load_checkpoint(tmp_path / "wide" / "checkpoint.pt")
     assert torch.isfinite(trained.net.out.weight).all() and trained.games_trained == 100
+    assert trained.trainer_state["widened"] == b.trainer_state["widened"]
 
 
 def test_widen_refuses_a_narrower_net(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

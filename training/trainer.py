@@ -23,6 +23,9 @@ from training.config import TrainConfig
 from training.selfplay import SelfPlay, Weights, benchmark, initial_net, seed_state
 
 CHECKPOINT_NAME = "checkpoint.pt"
+# A net's records of what was done to it outside training (scripts.distill fit,
+# scripts.widen_checkpoint): a resumed run keeps them as they were.
+HISTORY_KEYS = ("distilled", "widened")
 
 
 @dataclass
@@ -72,12 +75,12 @@ class Trainer:
                         for w in range(config.workers)]
             self.games = ckpt.games_trained
             self.wall_time = float(state.get("wall_time", 0.0))
-            self.distilled = list(state.get("distilled", []))
+            self.history = {key: list(state[key]) for key in HISTORY_KEYS if key in state}
             net = ckpt.net
         else:
             self.games = 0
             self.wall_time = 0.0
-            self.distilled = []
+            self.history = {}
             rngs = [int(seed_state(config.seed, w)[0]) for w in range(config.workers)]
             net = initial_net(config.hidden, config.seed, config.features)
         self.weights = Weights(net)
@@ -100,12 +103,9 @@ class Trainer:
 
     def _trainer_state(self) -> dict:
         """What a resume needs besides the weights (subclasses add their own entries), and
-        the net's record of search distillations (scripts.distill), kept as history."""
-        state = {"rng_states": self.selfplay.rng_states(), "wall_time": self.wall_time,
-                 "lr": self.config.lr_at(self.games)}
-        if self.distilled:
-            state["distilled"] = self.distilled
-        return state
+        the net's history (HISTORY_KEYS), kept as it came."""
+        return {"rng_states": self.selfplay.rng_states(), "wall_time": self.wall_time,
+                "lr": self.config.lr_at(self.games), **self.history}
 
     def _extra_scalars(self) -> dict[str, float]:
         """More TensorBoard scalars for each log step (the distributed trainer's policy lag)."""
