@@ -1,5 +1,6 @@
 """The shipped model: an ensemble of three self-play nets, each distilled from our own 2-ply
-search, that beats pubeval and random (issues 3 and 6)."""
+search and then widened to 512 units for a last fit, that beats pubeval and random (issues
+3 and 6)."""
 
 from __future__ import annotations
 
@@ -20,20 +21,24 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 # misses a position it also valued: the session-8 default (commit affb56a), the session-10
 # default (0262f2d, run from runs/), round 2's ensemble (afa43d2:models/wip/distill-round2.pt),
 # the session-11 default (5fa9d66, run from runs/), then round 4's ensemble
-# (c391b0f:models/wip/distill-round4.pt). Each is the previous round's result.
+# (c391b0f:models/wip/distill-round4.pt), then round 5's, the session-12 default (c391b0f),
+# which round 6 fitted the widened members to, with a falling step size.
 ROUNDS = [
     ("models/default.pt (sha256 2db9cc56b2b1df60)", 949_573, 0),
     ("runs/distill/E1.pt (sha256 9aee47c42b879278)", 764_655, 0),
     ("models/wip/distill-round2.pt (sha256 9ff18ac4b49fbcdc)", 1_331_279, 0),
     ("runs/distill/E3.pt (sha256 96d722f35708f605)", 1_326_426, 0),
     ("runs/distill/E4.pt (sha256 9ab3bd25417c3452)", 1_528_535, 2),
+    ("runs/distill/E5.pt (sha256 36edf6977d9af851)", 1_787_055, 4),
 ]
+WIDE = 512
 
 
 def _recipes() -> list[TrainConfig]:
-    """Each member's recipe, as the model card gives it, to its last game."""
+    """Each member's recipe, as the model card gives it, to its last game (trained at its
+    own width, then widened)."""
     stage2, h80_stage3 = (load_config(CONFIGS / name) for name in ("default-stage2.toml", "h80-stage3.toml"))
-    return [stage2, replace(stage2, games=1_121_700), h80_stage3]
+    return [replace(c, hidden=WIDE) for c in (stage2, replace(stage2, games=1_121_700), h80_stage3)]
 
 
 def test_shipped_model_is_three_self_play_nets_each_describing_itself() -> None:
@@ -46,19 +51,21 @@ def test_shipped_model_is_three_self_play_nets_each_describing_itself() -> None:
         assert member.games_trained == member.config["games"] >= 1_000_000
         assert member.net.n_hidden == member.config["hidden"] and member.net.features
         assert len(member.trainer_state["rng_states"]) == member.config["workers"]
-    stage1 = load_config(CONFIGS / "default.toml")  # where members 0 and 1 began
-    assert stage1.hidden == members[0].net.n_hidden == members[1].net.n_hidden
+    trained = [load_config(CONFIGS / name).hidden for name in ("default.toml", "default.toml", "h80.toml")]
+    assert [m.trainer_state["widened"] for m in members] == [
+        [{"from": hidden, "to": WIDE, "seed": 1}] for hidden in trained]
 
 
-def test_each_member_was_distilled_in_five_rounds() -> None:
+def test_each_member_was_distilled_in_six_rounds() -> None:
     """The model card's last steps: scripts.distill fit, each round on new positions valued
-    by the previous round's ensemble, each fit lowering the held-out error. Records made
-    before near misses existed (session 12) have no near_misses: they had none."""
+    by the previous round's ensemble, each fit lowering the held-out error; the sixth, after
+    widening, with Adam's step falling from 3e-3 to 0. Records made before near misses
+    existed (session 12) have no near_misses: they had none."""
     for member in load_members(DEFAULT_MODEL):
         records = member.trainer_state["distilled"]
         assert [(r["teachers"], r["positions"], r.get("near_misses", [0])) for r in records] == [
             ([t], n, [k]) for t, n, k in ROUNDS]
-        assert all((r["epochs"], r["lr"]) == (6, 3e-4) for r in records)
+        assert [(r["epochs"], r["lr"], r.get("lr_end")) for r in records] == [(6, 3e-4, None)] * 5 + [(6, 3e-3, 0.0)]
         assert all(r["val_mse"][-1] < 0.9 * r["val_mse"][0] for r in records)
         assert records[0]["val_mse"][-1] < 0.7 * records[0]["val_mse"][0]
 
