@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"widen_checkpoint: {err}", file=sys.stderr)
         return 2
     config = {**ckpt.config, "hidden": args.hidden}
-    # The record says where the extra units came from; `distilled` records and training keep it.
+    # Where the extra units came from: later distillation fits and training runs keep it.
     state = dict(ckpt.trainer_state)
     state["widened"] = list(state.get("widened", [])) + [
         {"from": ckpt.net.n_hidden, "to": args.hidden, "seed": args.seed}]
