@@ -103,22 +103,33 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
 
 
 def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr: float, seed: int,
-              lr_end: float | None = None) -> None:
-    """Fit the student to the files' targets and save it, with the fit's record in its trainer state."""
+              lr_end: float | None = None, validate: Path | None = None) -> None:
+    """Fit the student to the files' targets and save it, with the fit's record in its trainer state.
+
+    validate: a positions file of other games that measures the fit (none of the data is held out).
+    """
     ckpt = load_checkpoint(student)
     arrays = [_load(p) for p in data_paths]
     boards = np.concatenate([a["boards"] for a in arrays])
     targets = np.concatenate([a["targets"] for a in arrays])
-    result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed, lr_end=lr_end)
+    validation = None
+    if validate is not None:
+        if validate.resolve() in {p.resolve() for p in data_paths}:
+            raise DataError(f"{validate} is also a data file: validate on positions of other games")
+        held = _load(validate)
+        validation = (held["boards"], held["targets"])
+    result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed, lr_end=lr_end, validation=validation)
     record = {"data": [str(p) for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
               "near_misses": sorted({int(a.get("near_misses", 0)) for a in arrays}),
               "positions": len(boards), "epochs": epochs, "lr": lr,
-              **({} if lr_end is None else {"lr_end": lr_end}), "seed": seed, "val_mse": result.val_mse}
+              **({} if lr_end is None else {"lr_end": lr_end}),
+              **({} if validate is None else {"validate": str(validate)}), "seed": seed, "val_mse": result.val_mse}
     state = dict(ckpt.trainer_state)
     state["distilled"] = list(state.get("distilled", [])) + [record]
     save_checkpoint(out, Checkpoint(ckpt.net, ckpt.config, ckpt.games_trained, state))
     trace = " -> ".join(f"{m:.3g}" for m in result.val_mse)
-    print(f"{len(boards):,} positions ({result.held_out:,} held out), held-out MSE {trace}; -> {out}")
+    held = f"{result.held_out:,} of {validate}" if validate is not None else f"{result.held_out:,} held out"
+    print(f"{len(boards):,} positions ({held}), held-out MSE {trace}; -> {out}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     fitp.add_argument("--lr-end", type=float, default=None,
                       help="decay the step size linearly to this by the fit's end (default: constant)")
     fitp.add_argument("--seed", type=int, default=0, help="the held-out split and the batch order")
+    fitp.add_argument("--validate", type=Path, default=None, metavar="FILE",
+                      help="measure the fit on this positions file of other games instead of "
+                           "holding out a random tenth of the data")
     fitp.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     try:
@@ -153,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             if args.epochs < 0 or args.lr <= 0 or (args.lr_end is not None and args.lr_end < 0):
                 raise DataError("--epochs must be at least 0, --lr positive and --lr-end not negative")
-            fit_files(args.student, args.data, args.out, args.epochs, args.lr, args.seed, args.lr_end)
+            fit_files(args.student, args.data, args.out, args.epochs, args.lr, args.seed, args.lr_end,
+                      args.validate)
     except (CheckpointError, DataError, ValueError) as err:
         print(f"distill: {err}", file=sys.stderr)
         return 2

@@ -82,6 +82,21 @@ def test_fit_moves_the_net_toward_another_nets_outputs() -> None:
     assert result.val_mse[-1] < 0.5 * result.val_mse[0]
 
 
+def test_fit_validated_on_other_games_trains_on_every_position() -> None:
+    boards = record_positions(initial_net(8, 5, features=True), 20, seed_state(4, 0))
+    other = record_positions(initial_net(8, 5, features=True), 5, seed_state(5, 0))
+    teacher = initial_net(16, 9, features=True)
+    with torch.no_grad():
+        targets, other_targets = (teacher(torch.from_numpy(encode(b, True))).numpy() for b in (boards, other))
+    net = initial_net(8, 5, features=True)
+    result = fit(net, boards, targets, epochs=3, lr=1e-2, validation=(other, other_targets))
+    assert result.positions == len(boards) and result.held_out == len(other)
+    with torch.no_grad():
+        final = float(((net(torch.from_numpy(encode(other, True))) - torch.from_numpy(other_targets)) ** 2).mean())
+    assert result.val_mse[-1] == pytest.approx(final, rel=1e-5)
+    assert result.val_mse[-1] < 0.5 * result.val_mse[0]
+
+
 def test_fit_step_size_falls_linearly_to_lr_end(student: Path, tmp_path: Path) -> None:
     boards = record_positions(initial_net(8, 5, features=True), 10, seed_state(4, 0))
     targets = np.full((len(boards), 5), 0.25, dtype=np.float32)
@@ -97,6 +112,13 @@ def test_fit_step_size_falls_linearly_to_lr_end(student: Path, tmp_path: Path) -
                          "--out", str(data)]) == 0
     assert distill_main(["fit", str(student), str(data), "--epochs", "1", "--lr-end", "0", "--out", str(out)]) == 0
     assert load_checkpoint(out).trainer_state["distilled"][0]["lr_end"] == 0.0
+    other = tmp_path / "other.npz"
+    assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "1", "--seed", "3",
+                         "--out", str(other)]) == 0
+    assert distill_main(["fit", str(student), str(data), "--epochs", "1", "--validate", str(other),
+                         "--out", str(out)]) == 0
+    record = load_checkpoint(out).trainer_state["distilled"][0]
+    assert record["validate"] == str(other) and "lr_end" not in record
 
 
 def test_positions_resume_exactly_and_fit_keeps_a_record(student: Path, tmp_path: Path) -> None:
@@ -162,6 +184,8 @@ def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
         ["fit", str(student), str(student), "--out", str(tmp_path / "x.pt")],
         ["fit", str(data), str(data), "--out", str(tmp_path / "x.pt")],
         ["fit", str(student), str(data), "--lr-end", "-1", "--out", str(tmp_path / "x.pt")],
+        ["fit", str(student), str(data), "--validate", str(data), "--out", str(tmp_path / "x.pt")],
+        ["fit", str(student), str(data), "--validate", str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.pt")],
     ]
     for argv in cases:
         assert distill_main(argv) == 2, argv

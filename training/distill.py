@@ -103,26 +103,39 @@ class FitResult:
 
 
 def fit(net: TDNet, boards: np.ndarray, targets: np.ndarray, epochs: int, lr: float,
-        batch: int = 128, held_out: float = 0.1, seed: int = 0, lr_end: float | None = None) -> FitResult:
+        batch: int = 128, held_out: float = 0.1, seed: int = 0, lr_end: float | None = None,
+        validation: tuple[np.ndarray, np.ndarray] | None = None) -> FitResult:
     """Fit the net's five outputs to targets by mean squared error (Adam), in place.
 
-    Squared error, as TD(lambda)'s own update minimises; a held-out share of the
-    positions measures the fit, so overfitting shows as a rising val_mse. With lr_end the
-    step size falls linearly from lr to lr_end over the fit: a constant step leaves the
-    error bouncing on a floor that a smaller final step gets under.
+    Squared error, as TD(lambda)'s own update minimises; held-out positions measure the
+    fit, so overfitting shows as a rising val_mse. They are a random `held_out` share of
+    the positions, or with `validation` (boards, targets) positions from other games: a
+    game's positions and their near misses resemble each other, so a random share of
+    them flatters the fit, while other games' positions measure it honestly and all of
+    the positions train. With lr_end the step size falls linearly from lr to lr_end over
+    the fit: a constant step leaves the error bouncing on a floor that a smaller final
+    step gets under.
     """
     if len(boards) != len(targets) or len(boards) < 10:
         raise ValueError(f"fit needs matching boards and targets, at least 10 ({len(boards)}, {len(targets)})")
     x = torch.from_numpy(encode(boards, net.features))
     y = torch.from_numpy(np.ascontiguousarray(targets, dtype=np.float32))
     gen = torch.Generator().manual_seed(seed)
-    perm = torch.randperm(len(x), generator=gen)
-    n_val = max(1, int(len(x) * held_out))
-    val, train = perm[:n_val], perm[n_val:]
+    if validation is None:
+        perm = torch.randperm(len(x), generator=gen)
+        n_val = max(1, int(len(x) * held_out))
+        train, x_val, y_val = perm[n_val:], x[perm[:n_val]], y[perm[:n_val]]
+    else:
+        val_boards, val_targets = validation
+        if len(val_boards) != len(val_targets) or len(val_boards) < 1:
+            raise ValueError(f"fit needs matching validation boards and targets ({len(val_boards)}, {len(val_targets)})")
+        train = torch.arange(len(x))
+        x_val = torch.from_numpy(encode(val_boards, net.features))
+        y_val = torch.from_numpy(np.ascontiguousarray(val_targets, dtype=np.float32))
 
     def val_mse() -> float:
         with torch.no_grad():
-            return float(((net(x[val]) - y[val]) ** 2).mean())
+            return float(((net(x_val) - y_val) ** 2).mean())
 
     history = [val_mse()]
     opt = torch.optim.Adam(net.parameters(), lr=lr)
@@ -140,4 +153,4 @@ def fit(net: TDNet, boards: np.ndarray, targets: np.ndarray, epochs: int, lr: fl
             loss.backward()
             opt.step()
         history.append(val_mse())
-    return FitResult(len(train), n_val, history)
+    return FitResult(len(train), len(x_val), history)
