@@ -41,6 +41,11 @@ class Checkpoint:
     games_trained: int = 0
     trainer_state: dict[str, Any] = field(default_factory=dict)
 
+    def state_with(self, key: str, record: dict[str, Any]) -> dict[str, Any]:
+        """The trainer state with `record` appended to its `key` list: how a tool that reshapes or
+        refits a net leaves its mark, so later runs still know where the net came from."""
+        return {**self.trainer_state, key: [*self.trainer_state.get(key, []), record]}
+
 
 def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
     """Write atomically: a temporary file next to the target, then os.replace."""

@@ -124,9 +124,7 @@ def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr:
               "positions": len(boards), "epochs": epochs, "lr": lr,
               **({} if lr_end is None else {"lr_end": lr_end}),
               **({} if validate is None else {"validate": str(validate)}), "seed": seed, "val_mse": result.val_mse}
-    state = dict(ckpt.trainer_state)
-    state["distilled"] = list(state.get("distilled", [])) + [record]
-    save_checkpoint(out, Checkpoint(ckpt.net, ckpt.config, ckpt.games_trained, state))
+    save_checkpoint(out, Checkpoint(ckpt.net, ckpt.config, ckpt.games_trained, ckpt.state_with("distilled", record)))
     trace = " -> ".join(f"{m:.3g}" for m in result.val_mse)
     held = f"{result.held_out:,} of {validate}" if validate is not None else f"{result.held_out:,} held out"
     print(f"{len(boards):,} positions ({held}), held-out MSE {trace}; -> {out}")

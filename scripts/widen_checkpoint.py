@@ -64,9 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     config = {**ckpt.config, "hidden": args.hidden}
     # Where the extra units came from: later distillation fits and training runs keep it.
-    state = dict(ckpt.trainer_state)
-    state["widened"] = list(state.get("widened", [])) + [
-        {"from": ckpt.net.n_hidden, "to": args.hidden, "seed": args.seed}]
+    state = ckpt.state_with("widened", {"from": ckpt.net.n_hidden, "to": args.hidden, "seed": args.seed})
     save_checkpoint(args.out, Checkpoint(wide, config, ckpt.games_trained, state))
     print(f"{args.checkpoint} ({ckpt.net.n_hidden} hidden, {ckpt.games_trained:,} games) "
           f"-> {args.out} ({args.hidden} hidden)")
