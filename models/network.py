@@ -12,6 +12,9 @@ from engine.errors import CheckpointError
 from engine.evaluator import sanity_clamp
 
 N_OUTPUTS = 5
+# Rows per forward pass. A 2-ply search or teacher asks for 100,000+ afterstates at once; in one
+# pass each layer's activations are fresh pages the kernel must zero, in slices they reuse memory.
+EVAL_ROWS = 4096
 
 
 class TDNet(nn.Module):
@@ -86,8 +89,10 @@ class NetworkEvaluator:
     def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
         if len(afterstates) == 0:
             return np.zeros((0, N_OUTPUTS))
-        x = torch.from_numpy(encode(afterstates, self.net.features))
+        y = np.empty((len(afterstates), N_OUTPUTS), dtype=np.float32)
         with torch.inference_mode():
-            y = self.net(x).numpy()
+            for start in range(0, len(afterstates), EVAL_ROWS):
+                part = afterstates[start:start + EVAL_ROWS]
+                y[start:start + len(part)] = self.net(torch.from_numpy(encode(part, self.net.features))).numpy()
         probs = sanity_clamp(y)
         return bearoff.apply(afterstates, probs) if self.bearoff else probs

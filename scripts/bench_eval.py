@@ -8,16 +8,12 @@ through NetworkEvaluator.evaluate in chunks of --chunk; warm-up is excluded.
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from pathlib import Path
 
 import numpy as np
 
 from engine.position import decode_position_id
-from models.paths import DEFAULT_MODEL
-
-ORACLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "gnubg-legal-moves.jsonl"
+from scripts.bench_common import bench_evaluator, oracle_records
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,24 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def oracle_afterstates() -> np.ndarray:
     """Every afterstate of the gnubg oracle, (83208, 2, 25) int8."""
-    records = [json.loads(line) for line in ORACLE.read_text().splitlines() if line.strip()]
-    return np.stack([decode_position_id(a) for r in records for a in r["afterstates"]])
+    return np.stack([decode_position_id(a) for r in oracle_records() for a in r["afterstates"]])
 
 
 def run(args: argparse.Namespace) -> None:
-    import torch  # heavy: only when the benchmark runs
-
-    from models.checkpoint import load_play_net
-    from models.network import NetworkEvaluator, TDNet
-
-    torch.set_num_threads(1)
-    path = Path(args.model) if args.model else DEFAULT_MODEL
-    if args.model or DEFAULT_MODEL.exists():
-        net, label = load_play_net(path), str(path)
-    else:
-        torch.manual_seed(0)
-        net, label = TDNet(args.hidden), f"random TDNet({args.hidden})"
-    evaluator = NetworkEvaluator(net)
+    evaluator, label = bench_evaluator(args.model, args.hidden)
     boards = oracle_afterstates()
     chunk = max(1, args.chunk)
     evaluator.evaluate(boards[:chunk])  # JIT and allocator warm-up

@@ -6,17 +6,14 @@ JIT compilation is timed separately and excluded from the figure.
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from engine.movegen import _ZOBRIST, PlayBuffers, generate_into
 from engine.position import decode_position_id
-
-ORACLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "gnubg-legal-moves.jsonl"
+from scripts.bench_common import oracle_records
 
 
 @njit(cache=True)
@@ -33,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    records = [json.loads(line) for line in ORACLE.read_text().splitlines() if line.strip()]
+    records = oracle_records()
     boards = np.stack([decode_position_id(r["position"]) for r in records])
     dice = np.array([r["dice"] for r in records], dtype=np.int64)
     buf = PlayBuffers()

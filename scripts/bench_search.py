@@ -9,17 +9,13 @@ are not decisions and are skipped; JIT warm-up is excluded.
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from pathlib import Path
 
 import numpy as np
 
 from engine.position import decode_position_id
-from models.paths import DEFAULT_MODEL
 from engine.search import MoveFilter, rank_plays
-
-ORACLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "gnubg-legal-moves.jsonl"
+from scripts.bench_common import bench_evaluator, oracle_records
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,21 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    import torch  # heavy: only when the benchmark runs
-
-    from models.checkpoint import load_play_net
-    from models.network import NetworkEvaluator, TDNet
-
-    torch.set_num_threads(1)
-    if args.model or DEFAULT_MODEL.exists():
-        path = Path(args.model) if args.model else DEFAULT_MODEL
-        net, label = load_play_net(path), str(path)
-    else:
-        torch.manual_seed(0)
-        net, label = TDNet(80), "random TDNet(80)"
-    evaluator = NetworkEvaluator(net)
-    records = [json.loads(line) for line in ORACLE.read_text().splitlines() if line.strip()]
-    records = [r for r in records if r["afterstates"]]
+    evaluator, label = bench_evaluator(args.model)
+    records = [r for r in oracle_records() if r["afterstates"]]
     if 0 < args.positions < len(records):
         picks = np.random.default_rng(args.seed).choice(len(records), args.positions, replace=False)
         records = [records[i] for i in sorted(picks)]

@@ -32,6 +32,17 @@ def test_output_shape_and_range():
     assert NetworkEvaluator(_net()).evaluate(np.zeros((0, 2, 25), dtype=np.int8)).shape == (0, 5)
 
 
+def test_evaluation_in_slices_matches_one_pass(monkeypatch):
+    import models.network as network
+
+    boards = np.concatenate([_boards()] * 5)  # 15 rows
+    whole = NetworkEvaluator(_net()).evaluate(boards)
+    monkeypatch.setattr(network, "EVAL_ROWS", 4)  # slices of 4, 4, 4, 3
+    sliced = NetworkEvaluator(_net()).evaluate(boards)
+    np.testing.assert_allclose(sliced, whole, rtol=0, atol=1e-6)
+    assert sliced.shape == (15, 5)
+
+
 def test_sanity_clamp_applied():
     net = _net()
     with torch.no_grad():
