@@ -97,7 +97,7 @@ def test_fit_validated_on_other_games_trains_on_every_position() -> None:
     assert result.val_mse[-1] < 0.5 * result.val_mse[0]
 
 
-def test_fit_step_size_falls_linearly_to_lr_end(student: Path, tmp_path: Path) -> None:
+def test_fit_step_size_falls_linearly_to_lr_end() -> None:
     boards = record_positions(initial_net(8, 5, features=True), 10, seed_state(4, 0))
     targets = np.full((len(boards), 5), 0.25, dtype=np.float32)
     fitted = []
@@ -107,6 +107,9 @@ def test_fit_step_size_falls_linearly_to_lr_end(student: Path, tmp_path: Path) -
         fitted.append(net.hidden.weight.detach().clone())
     assert torch.equal(fitted[0], fitted[1])  # lr_end = lr is the constant step
     assert not torch.equal(fitted[0], fitted[2])
+
+
+def test_fit_command_records_lr_end_and_the_validation_file(student: Path, tmp_path: Path) -> None:
     data, out = tmp_path / "d.npz", tmp_path / "f.pt"
     assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "2",
                          "--out", str(data)]) == 0
