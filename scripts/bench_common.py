@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,12 @@ ORACLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "gnubg-lega
 def oracle_records() -> list[dict[str, Any]]:
     """The 4,956 (position, roll) records: position, dice and the legal afterstates, as Position IDs."""
     return [json.loads(line) for line in ORACLE.read_text().splitlines() if line.strip()]
+
+
+def add_model_argument(parser: argparse.ArgumentParser) -> None:
+    """--model PATH: the checkpoint a network benchmark times."""
+    parser.add_argument("--model", metavar="PATH", default=None,
+                        help="checkpoint to time (default: models/default.pt if present, else a random net)")
 
 
 def bench_evaluator(model: str | None, hidden: int = 80) -> tuple[Any, str]:

@@ -13,12 +13,11 @@ import time
 import numpy as np
 
 from engine.position import decode_position_id
-from scripts.bench_common import bench_evaluator, oracle_records
+from scripts.bench_common import add_model_argument, bench_evaluator, oracle_records
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", metavar="PATH", default=None,
-                        help="checkpoint to time (default: models/default.pt if present, else a random net)")
+    add_model_argument(parser)
     parser.add_argument("--hidden", type=int, default=80, help="hidden units of the random net (default 80)")
     parser.add_argument("--chunk", type=int, default=4096, help="positions per evaluator call (default 4096)")
     parser.add_argument("--repeat", type=int, default=10, help="passes over the oracle afterstates (default 10)")

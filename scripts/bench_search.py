@@ -15,12 +15,11 @@ import numpy as np
 
 from engine.position import decode_position_id
 from engine.search import MoveFilter, rank_plays
-from scripts.bench_common import bench_evaluator, oracle_records
+from scripts.bench_common import add_model_argument, bench_evaluator, oracle_records
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", metavar="PATH", default=None,
-                        help="checkpoint to time (default: models/default.pt if present, else a random net)")
+    add_model_argument(parser)
     parser.add_argument("--positions", type=int, default=1000,
                         help="oracle (position, roll) pairs to sample, 0 = all (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")

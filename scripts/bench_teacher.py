@@ -15,13 +15,12 @@ import numpy as np
 
 from engine.position import decode_position_id
 from engine.search import roll_average
-from scripts.bench_common import bench_evaluator, oracle_records
+from scripts.bench_common import add_model_argument, bench_evaluator, oracle_records
 from training.distill import TARGET_BATCH
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", metavar="PATH", default=None,
-                        help="checkpoint to time (default: models/default.pt if present, else a random net)")
+    add_model_argument(parser)
     parser.add_argument("--positions", type=int, default=1024, help="positions to value (default 1024)")
 
 

@@ -1,5 +1,5 @@
 """The shipped model: an ensemble of three self-play nets, each distilled from our own 2-ply
-search and then widened to 512 units for two more fits, that beats pubeval and random
+search and then widened to 512 units for three more fits, that beats pubeval and random
 (issues 3 and 6)."""
 
 from __future__ import annotations
