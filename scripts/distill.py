@@ -26,7 +26,7 @@ from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_network
 from models.network import NetworkEvaluator
 from models.paths import DEFAULT_MODEL
-from training.distill import fit, near_misses, record_positions, search_targets
+from training.distill import TRIM, fit, near_misses, record_positions, search_targets
 from training.selfplay import seed_state
 
 
@@ -123,11 +123,16 @@ def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr:
               "near_misses": sorted({int(a.get("near_misses", 0)) for a in arrays}),
               "positions": len(boards), "epochs": epochs, "lr": lr,
               **({} if lr_end is None else {"lr_end": lr_end}),
-              **({} if validate is None else {"validate": str(validate)}), "seed": seed, "val_mse": result.val_mse}
+              **({} if validate is None else {"validate": str(validate)}), "seed": seed, "val_mse": result.val_mse,
+              "val_trimmed": result.val_trimmed}
     save_checkpoint(out, Checkpoint(ckpt.net, ckpt.config, ckpt.games_trained, ckpt.state_with("distilled", record)))
-    trace = " -> ".join(f"{m:.3g}" for m in result.val_mse)
     held = f"{result.held_out:,} of {validate}" if validate is not None else f"{result.held_out:,} held out"
-    print(f"{len(boards):,} positions ({held}), held-out MSE {trace}; -> {out}")
+    print(f"{len(boards):,} positions ({held}), held-out MSE {_trace(result.val_mse)}, "
+          f"without the worst {TRIM:.1%} {_trace(result.val_trimmed)}; -> {out}")
+
+
+def _trace(errors: list[float]) -> str:
+    return " -> ".join(f"{m:.3g}" for m in errors)
 
 
 def main(argv: list[str] | None = None) -> int:

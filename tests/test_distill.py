@@ -18,7 +18,7 @@ from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.network import NetworkEvaluator
 from scripts.distill import identify, main as distill_main
 from training.config import TrainConfig
-from training.distill import NEAR_MISS_WINDOW, fit, near_misses, record_positions, search_targets
+from training.distill import NEAR_MISS_WINDOW, TRIM, fit, near_misses, record_positions, search_targets
 from training.selfplay import initial_net, seed_state
 from training.trainer import Trainer
 
@@ -95,6 +95,25 @@ def test_fit_validated_on_other_games_trains_on_every_position() -> None:
         final = float(((net(torch.from_numpy(encode(other, True))) - torch.from_numpy(other_targets)) ** 2).mean())
     assert result.val_mse[-1] == pytest.approx(final, rel=1e-5)
     assert result.val_mse[-1] < 0.5 * result.val_mse[0]
+
+
+def test_trimmed_error_leaves_out_the_worst_fitted_positions() -> None:
+    """One held-out target off by a whole point moves the mean, not the trimmed figure."""
+    boards = record_positions(initial_net(8, 5, features=True), 20, seed_state(4, 0))
+    other = record_positions(initial_net(8, 5, features=True), 25, seed_state(5, 0))
+    assert len(other) >= 1 / TRIM
+    teacher = initial_net(16, 9, features=True)
+    with torch.no_grad():
+        targets, other_targets = (teacher(torch.from_numpy(encode(b, True))).numpy() for b in (boards, other))
+    spoiled = other_targets.copy()
+    spoiled[0] = np.where(spoiled[0] > 0.5, 0.0, 1.0)
+    clean = fit(initial_net(8, 5, features=True), boards, targets, epochs=1, lr=1e-2,
+                validation=(other, other_targets))
+    outlier = fit(initial_net(8, 5, features=True), boards, targets, epochs=1, lr=1e-2,
+                  validation=(other, spoiled))
+    assert all(t <= m for t, m in zip(clean.val_trimmed, clean.val_mse))
+    assert outlier.val_mse[-1] > clean.val_mse[-1] * 1.2
+    assert outlier.val_trimmed[-1] == pytest.approx(clean.val_trimmed[-1], rel=0.01)
 
 
 def test_fit_step_size_falls_linearly_to_lr_end() -> None:

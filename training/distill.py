@@ -34,6 +34,7 @@ from training.trajectory import record_games
 TARGET_BATCH = 256  # positions per roll_average call: one evaluator call of about 130,000 afterstates
 NEAR_MISS_BATCH = 1024  # positions per evaluator call in near_misses: about 25,000 afterstates
 NEAR_MISS_WINDOW = MoveFilter().threshold  # equity behind the best play: the 2-ply search's own window
+TRIM = 0.001  # share of held-out positions, the worst fitted, that the trimmed error leaves out
 
 
 def record_positions(net: TDNet, games: int, rng: np.ndarray) -> np.ndarray:
@@ -95,11 +96,16 @@ def search_targets(boards: np.ndarray, teacher: Evaluator) -> np.ndarray:
 
 @dataclass(frozen=True)
 class FitResult:
-    """Mean squared error over the held-out positions, before and after each epoch."""
+    """Mean squared error over the held-out positions, before and after each epoch.
+
+    val_trimmed leaves out the worst-fitted TRIM of them: a handful of rare endings whose
+    gammon chances every net misvalues can carry half the mean and swing it between files.
+    """
 
     positions: int
     held_out: int
     val_mse: list[float]
+    val_trimmed: list[float]
 
 
 def fit(net: TDNet, boards: np.ndarray, targets: np.ndarray, epochs: int, lr: float,
@@ -133,11 +139,14 @@ def fit(net: TDNet, boards: np.ndarray, targets: np.ndarray, epochs: int, lr: fl
         x_val = torch.from_numpy(encode(val_boards, net.features))
         y_val = torch.from_numpy(np.ascontiguousarray(val_targets, dtype=np.float32))
 
-    def val_mse() -> float:
-        with torch.no_grad():
-            return float(((net(x_val) - y_val) ** 2).mean())
+    keep = len(x_val) - int(len(x_val) * TRIM)
 
-    history = [val_mse()]
+    def val_errors() -> tuple[float, float]:
+        with torch.no_grad():
+            per_position = ((net(x_val) - y_val) ** 2).mean(dim=1)
+        return float(per_position.mean()), float(per_position.sort().values[:keep].mean())
+
+    history = [val_errors()]
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     steps = epochs * -(-len(train) // batch)
     end = lr if lr_end is None else lr_end
@@ -152,5 +161,5 @@ def fit(net: TDNet, boards: np.ndarray, targets: np.ndarray, epochs: int, lr: fl
             opt.zero_grad()
             loss.backward()
             opt.step()
-        history.append(val_mse())
-    return FitResult(len(train), len(x_val), history)
+        history.append(val_errors())
+    return FitResult(len(train), len(x_val), [m for m, _ in history], [t for _, t in history])

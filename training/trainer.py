@@ -120,10 +120,11 @@ class Trainer:
         self.out.mkdir(parents=True, exist_ok=True)
         from torch.utils.tensorboard import SummaryWriter  # heavy import, only when training
 
-        writer = SummaryWriter(str(self.out), purge_step=self.games)
-        metrics = open(self.out / "metrics.jsonl", "a")
+        # Handlers first: a signal that arrives once the run's files exist must stop it cleanly.
         old_handlers = {sig: signal.signal(sig, self._request_stop)
                         for sig in (signal.SIGINT, signal.SIGTERM)}
+        writer = SummaryWriter(str(self.out), purge_step=self.games)
+        metrics = open(self.out / "metrics.jsonl", "a")
         bar = tqdm(total=self.total_games, initial=self.games, unit="game",
                    disable=not self.progress, dynamic_ncols=True)
         window_games, window_time, td_running = 0, 0.0, None
