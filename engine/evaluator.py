@@ -12,6 +12,8 @@ from typing import Protocol
 
 import numpy as np
 
+from engine.position import BAR, CHECKERS
+
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
 
 
@@ -63,3 +65,25 @@ def sanity_clamp(probs: np.ndarray) -> np.ndarray:
     p[..., LOSE_GAMMON] = np.minimum(p[..., LOSE_GAMMON], 1.0 - p[..., WIN])
     p[..., LOSE_BACKGAMMON] = np.minimum(p[..., LOSE_BACKGAMMON], p[..., LOSE_GAMMON])
     return p
+
+
+def rule_out_gammons(boards: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Zero, in place, the gammons and backgammons the position makes impossible (gnubg does too).
+
+    A side that has borne off a checker cannot lose a gammon. In a race (no contact left), a
+    side with no checker in the other's home board or on the bar cannot lose a backgammon.
+    A net learns these only roughly: left alone, the shipped nets gave a side that had borne
+    off and been hit up to 0.96 to lose a gammon, and a 2-ply teacher taught it back.
+    """
+    boards = np.asarray(boards)
+    on_board = boards.sum(axis=2, dtype=np.int64)  # (n, 2)
+    present = boards > 0
+    # Rearmost checker's index per side (bar = 24); -1 for a side with none left.
+    rearmost = np.where(present.any(axis=2), BAR - np.argmax(present[:, :, ::-1], axis=2), -1)
+    race = (rearmost.min(axis=1) < 0) | (rearmost.sum(axis=1) < 23)
+    in_their_home = boards[:, :, 18:].sum(axis=2, dtype=np.int64) > 0  # their home board 18..23, bar 24
+    for side, gammon, backgammon in ((0, LOSE_GAMMON, LOSE_BACKGAMMON), (1, WIN_GAMMON, WIN_BACKGAMMON)):
+        has_borne_off = on_board[:, side] < CHECKERS
+        probs[has_borne_off, gammon] = 0.0
+        probs[has_borne_off | (race & ~in_their_home[:, side]), backgammon] = 0.0
+    return probs

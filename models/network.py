@@ -9,7 +9,7 @@ from torch import nn
 from engine import bearoff
 from engine.encoder import encode, input_count
 from engine.errors import CheckpointError
-from engine.evaluator import sanity_clamp
+from engine.evaluator import rule_out_gammons, sanity_clamp
 
 N_OUTPUTS = 5
 # Rows per forward pass. A 2-ply search or teacher asks for 100,000+ afterstates at once; in one
@@ -75,7 +75,8 @@ class TDNetEnsemble(nn.Module):
 
 
 class NetworkEvaluator:
-    """engine.evaluator.Evaluator backed by a TDNet or TDNetEnsemble: encode, forward, sanity clamp.
+    """engine.evaluator.Evaluator backed by a TDNet or TDNetEnsemble: encode, forward, sanity clamp,
+    impossible gammons zeroed (engine.evaluator.rule_out_gammons).
 
     With `bearoff` (the default), bear-off races that engine.bearoff answers exactly get
     the database's value instead of the network's estimate.
@@ -94,5 +95,5 @@ class NetworkEvaluator:
             for start in range(0, len(afterstates), EVAL_ROWS):
                 part = afterstates[start:start + EVAL_ROWS]
                 y[start:start + len(part)] = self.net(torch.from_numpy(encode(part, self.net.features))).numpy()
-        probs = sanity_clamp(y)
+        probs = rule_out_gammons(afterstates, sanity_clamp(y))
         return bearoff.apply(afterstates, probs) if self.bearoff else probs

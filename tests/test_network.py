@@ -55,6 +55,20 @@ def test_sanity_clamp_applied():
     assert np.all(p[:, 3] <= 1 - p[:, 0] + 1e-12) and np.all(p[:, 4] <= p[:, 3])
 
 
+def test_gammons_the_rules_rule_out_are_zero():
+    """A side that has borne off cannot lose a gammon, however sure the net is of one."""
+    net = _net()
+    with torch.no_grad():
+        net.out.bias.copy_(torch.tensor([0.0, 6.0, 6.0, 6.0, 6.0]))
+    boards = np.zeros((2, 2, 25), dtype=np.int8)
+    boards[:, :, 5] = 14  # contact: each side has a checker back on the bar
+    boards[:, :, 24] = 1
+    boards[1, 0, 5] = 13  # in board 1 the mover has borne off one
+    p = NetworkEvaluator(net, bearoff=False).evaluate(boards)
+    assert np.all(p[0, 1:] > 0.4)
+    assert p[1, 3] == 0 and p[1, 4] == 0 and p[1, 1] > 0.4
+
+
 def test_checkpoint_round_trip(tmp_path):
     net = _net(seed=3, hidden=24)
     path = tmp_path / "m.pt"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.ascii_board import render
 from engine.dice import parse_dice
+from engine.evaluator import rule_out_gammons
 from engine.movegen import generate
 from engine.notation import format_play, legal_plays, parse_play
 from engine.position import BAR, CHECKERS, ME, OPP, Position
@@ -108,3 +109,30 @@ def test_ascii_board_draws_back_to_the_same_position(position):
 @given(st.integers(1, 6), st.integers(1, 6), st.sampled_from(["{}{}", "{}-{}", "{} {}"]))
 def test_parse_dice_accepts_the_three_spellings(d1, d2, spelling):
     assert parse_dice(spelling.format(d1, d2)) == (d1, d2)
+
+
+def _race_with_a_straggler() -> Position:
+    """A race in which my last checker is on the other side's 6 point: backgammon still possible."""
+    board = np.zeros((2, 25), dtype=np.int8)
+    board[ME, 18], board[ME, 0], board[OPP, 0] = 1, 14, 15
+    return Position(board)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(positions(), min_size=1, max_size=30))
+@example([_race_with_a_straggler(), _race_with_a_straggler().swap()])
+def test_rule_out_gammons_reads_each_board_as_the_rules_do(batch):
+    """Batched, it zeroes exactly: a side's lost gammon once it has borne off, its lost
+    backgammon also in a race with none of its checkers in the other's home or on the bar."""
+    boards = np.stack([p.board for p in batch])
+    got = rule_out_gammons(boards, np.ones((len(batch), 5)))
+    for position, probs in zip(batch, got):
+        expected = np.ones(5)
+        for side, gammon, backgammon in ((ME, 3, 4), (OPP, 1, 2)):
+            their_home = [23 - j for j in range(6)]  # the other side's points 1..6, in my indices
+            exposed = position.board[side, their_home].sum() + position.board[side, BAR] > 0
+            if position.off()[side] > 0:
+                expected[[gammon, backgammon]] = 0.0
+            elif position.is_race() and not exposed:
+                expected[backgammon] = 0.0
+        np.testing.assert_array_equal(probs, expected)
