@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.position import BAR, CHECKERS
+from engine.position import CHECKERS, race_flags
 
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
 
@@ -77,10 +77,7 @@ def rule_out_gammons(boards: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """
     boards = np.asarray(boards)
     on_board = boards.sum(axis=2, dtype=np.int64)  # (n, 2)
-    present = boards > 0
-    # Rearmost checker's index per side (bar = 24); -1 for a side with none left.
-    rearmost = np.where(present.any(axis=2), BAR - np.argmax(present[:, :, ::-1], axis=2), -1)
-    race = (rearmost.min(axis=1) < 0) | (rearmost.sum(axis=1) < 23)
+    race = race_flags(boards)
     in_their_home = boards[:, :, 18:].sum(axis=2, dtype=np.int64) > 0  # their home board 18..23, bar 24
     for side, gammon, backgammon in ((0, LOSE_GAMMON, LOSE_BACKGAMMON), (1, WIN_GAMMON, WIN_BACKGAMMON)):
         has_borne_off = on_board[:, side] < CHECKERS

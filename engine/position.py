@@ -101,6 +101,14 @@ def is_race(board: np.ndarray) -> bool:
     return int(mine.max()) + int(theirs.max()) < 23
 
 
+def race_flags(boards: np.ndarray) -> np.ndarray:
+    """is_race of each of (n, 2, 25) boards, as a bool (n,) array."""
+    present = np.asarray(boards) > 0
+    # Each side's rearmost checker index (bar = 24), -1 for a side with none left.
+    rearmost = np.where(present.any(axis=2), BAR - np.argmax(present[:, :, ::-1], axis=2), -1)
+    return (rearmost.min(axis=1) < 0) | (rearmost.sum(axis=1) < 23)
+
+
 def game_result(board: np.ndarray) -> int:
     """Signed points from row 0's view; 0 while both sides still have checkers."""
     for side, sign in ((ME, 1), (OPP, -1)):

@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from engine.position import race_flags
+
 N_PUBEVAL_INPUTS = 122
 SCORE_SCALE = 10.0
 DATA = Path(__file__).resolve().parent / "data" / "pubeval.json"
@@ -40,23 +42,6 @@ def load_weights(path: Path = DATA) -> tuple[np.ndarray, np.ndarray]:
     if race.shape != (N_PUBEVAL_INPUTS,) or contact.shape != (N_PUBEVAL_INPUTS,):
         raise ValueError(f"{path}: pubeval needs 2 x {N_PUBEVAL_INPUTS} weights")
     return race, contact
-
-
-@njit(cache=True)
-def race_flags(boards):
-    """(n, 2, 25) boards -> bool (n,): True when no contact is possible (engine.position.is_race)."""
-    n = boards.shape[0]
-    out = np.empty(n, dtype=np.bool_)
-    for k in range(n):
-        mine = -1
-        theirs = -1
-        for i in range(25):
-            if boards[k, 0, i] > 0:
-                mine = i
-            if boards[k, 1, i] > 0:
-                theirs = i
-        out[k] = mine < 0 or theirs < 0 or mine + theirs < 23
-    return out
 
 
 @njit(cache=True)

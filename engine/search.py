@@ -28,7 +28,7 @@ from numba import njit
 from engine.dice import ALL_ROLLS
 from engine.evaluator import Evaluator, equity, flip, result_probs
 from engine.movegen import _ZOBRIST, MAX_PLAYS, PlayBuffers, generate, generate_into
-from engine.position import game_result, is_race
+from engine.position import game_result, is_race, race_flags
 
 
 # The 21 distinct rolls (larger die first) and their probabilities, from engine.dice.
@@ -170,7 +170,7 @@ def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     afterstates = scratch.out[:total]
     race = None
     if getattr(evaluator, "accepts_pre_move_race", False):
-        board_race = np.array([is_race(b) for b in boards], dtype=np.bool_)
+        board_race = race_flags(boards)
         sizes = np.diff(group_start).reshape(n_boards, n_rolls).sum(axis=1)
         race = np.repeat(board_race, sizes)
     probs = evaluate_afterstates(evaluator, afterstates, race)
