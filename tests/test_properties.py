@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.ascii_board import render
 from engine.dice import parse_dice
-from engine.evaluator import rule_out_gammons
+from engine.evaluator import equity, rule_out_gammons, sanity_clamp
 from engine.movegen import generate
 from engine.notation import format_play, legal_plays, parse_play
 from engine.position import BAR, CHECKERS, ME, OPP, Position
 
 from tests.test_rules_scenarios import diagram
+from training.kernels import ruled_equity
 
 
 @st.composite
@@ -136,3 +138,14 @@ def test_rule_out_gammons_reads_each_board_as_the_rules_do(batch):
             elif position.is_race() and not exposed:
                 expected[backgammon] = 0.0
         np.testing.assert_array_equal(probs, expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions(), st.lists(st.floats(0.0, 1.0, width=32), min_size=5, max_size=5))
+@example(_race_with_a_straggler(), [0.5, 0.9, 0.9, 0.9, 0.9])
+@example(_race_with_a_straggler().swap(), [0.5, 0.9, 0.9, 0.9, 0.9])
+def test_self_play_scores_moves_as_the_evaluator_does(position, outputs):
+    """The TD kernel's one-board equity agrees with the play-time clamp and rule."""
+    y = np.array(outputs, dtype=np.float32)
+    expected = equity(rule_out_gammons(position.board[None], sanity_clamp(y[None])))[0]
+    assert ruled_equity(position.board, y) == pytest.approx(expected, abs=1e-6)

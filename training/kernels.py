@@ -22,6 +22,7 @@ from engine.bearoff import BINOM, MAX_ROLLS, exact_race, race_win_probability, t
 from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse, encode_sparse_features
 from engine.features import FEATURE_COUNTS, FEATURES_VERSION
 from engine.movegen import MAX_PLAYS, generate_into
+from engine.position import CHECKERS
 from engine.pubeval import pubeval_inputs
 
 N_OUT = 5
@@ -110,13 +111,41 @@ def forward_sparse(w1, b1, w2, b2, idx, val, n_active, hidden, out):
 
 
 @njit(cache=True, nogil=True)
-def clamped_equity(y):
-    """Cubeless equity after gnubg's sanity clamp (gammon <= win, backgammon <= gammon)."""
+def _side_facts(board, side):
+    """(checkers on the board, rearmost occupied index or -1, any checker in the other
+    side's home board or on the bar) for one row of an afterstate."""
+    on_board = 0
+    rearmost = -1
+    for i in range(25):
+        if board[side, i] > 0:
+            on_board += board[side, i]
+            rearmost = i
+    return on_board, rearmost, rearmost >= 18
+
+
+@njit(cache=True, nogil=True)
+def ruled_equity(board, y):
+    """Cubeless equity of afterstate board's outputs y as the play-time evaluator scores
+    them: gnubg's sanity clamp, then the gammons the position rules out at zero
+    (engine.evaluator.rule_out_gammons), so self-play picks moves as play does."""
     win = y[0]
     wg = min(y[1], win)
     wbg = min(y[2], wg)
     lg = min(y[3], 1.0 - win)
     lbg = min(y[4], lg)
+    my_on, my_rear, my_exposed = _side_facts(board, 0)
+    their_on, their_rear, their_exposed = _side_facts(board, 1)
+    race = my_rear < 0 or their_rear < 0 or my_rear + their_rear < 23
+    if my_on < CHECKERS:
+        lg = 0.0
+        lbg = 0.0
+    elif race and not my_exposed:
+        lbg = 0.0
+    if their_on < CHECKERS:
+        wg = 0.0
+        wbg = 0.0
+    elif race and not their_exposed:
+        wbg = 0.0
     return 2.0 * win - 1.0 + wg - lg + wbg - lbg
 
 
@@ -220,12 +249,12 @@ def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashe
         cand = boards[k]
         if is_terminal(cand, dist):
             terminal_value(cand, dist, binom, y)
-            eq = clamped_equity(y)
+            eq = ruled_equity(cand, y)
             m = -1
         else:
             m = encode_sparse_features(cand, idx, val) if features else encode_sparse(cand, idx, val)
             forward_sparse(w1, b1, w2, b2, idx, val, m, hidden, y)
-            eq = clamped_equity(y)
+            eq = ruled_equity(cand, y)
         if eq > best_eq:
             best_eq = eq
             best = k
