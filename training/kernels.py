@@ -111,16 +111,28 @@ def forward_sparse(w1, b1, w2, b2, idx, val, n_active, hidden, out):
 
 
 @njit(cache=True, nogil=True)
-def _side_facts(board, side):
-    """(checkers on the board, rearmost occupied index or -1, any checker in the other
-    side's home board or on the bar) for one row of an afterstate."""
-    on_board = 0
-    rearmost = -1
-    for i in range(25):
+def _rearmost(board, side):
+    """Index of the side's rearmost checker (bar = 24), or -1 when it has none left."""
+    for i in range(24, -1, -1):
         if board[side, i] > 0:
-            on_board += board[side, i]
-            rearmost = i
-    return on_board, rearmost, rearmost >= 18
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _is_race(board):
+    """engine.position.is_race for one board: no contact left."""
+    mine = _rearmost(board, 0)
+    theirs = _rearmost(board, 1)
+    return mine < 0 or theirs < 0 or mine + theirs < 23
+
+
+@njit(cache=True, nogil=True)
+def _has_borne_off(board, side):
+    total = 0
+    for i in range(25):
+        total += board[side, i]
+    return total < CHECKERS
 
 
 @njit(cache=True, nogil=True)
@@ -133,18 +145,17 @@ def ruled_equity(board, y):
     wbg = min(y[2], wg)
     lg = min(y[3], 1.0 - win)
     lbg = min(y[4], lg)
-    my_on, my_rear, my_exposed = _side_facts(board, 0)
-    their_on, their_rear, their_exposed = _side_facts(board, 1)
-    race = my_rear < 0 or their_rear < 0 or my_rear + their_rear < 23
-    if my_on < CHECKERS:
+    race = _is_race(board)
+    # A side can lose a backgammon only with a checker in the other's home (18..23) or on the bar.
+    if _has_borne_off(board, 0):
         lg = 0.0
         lbg = 0.0
-    elif race and not my_exposed:
+    elif race and _rearmost(board, 0) < 18:
         lbg = 0.0
-    if their_on < CHECKERS:
+    if _has_borne_off(board, 1):
         wg = 0.0
         wbg = 0.0
-    elif race and not their_exposed:
+    elif race and _rearmost(board, 1) < 18:
         wbg = 0.0
     return 2.0 * win - 1.0 + wg - lg + wbg - lbg
 
@@ -389,14 +400,7 @@ OPP_RANDOM, OPP_PUBEVAL = 0, 1
 @njit(cache=True, nogil=True)
 def _pubeval_choice(board, n, boards, race_w, contact_w, x):
     """Index of pubeval's play among boards[:n] (race weights if the pre-move board is a race)."""
-    mine = -1
-    theirs = -1
-    for i in range(25):
-        if board[0, i] > 0:
-            mine = i
-        if board[1, i] > 0:
-            theirs = i
-    w = race_w if mine < 0 or theirs < 0 or mine + theirs < 23 else contact_w
+    w = race_w if _is_race(board) else contact_w
     best = 0
     best_s = -np.inf
     for k in range(n):
