@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from engine.cache import cache_root
 from engine.movegen import _ZOBRIST, MAX_PLAYS, generate_into
 
 N_POSITIONS = 54_264
@@ -96,8 +97,7 @@ def _build(binom, zobrist):
 
 
 def _cache_path() -> Path:
-    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return root / "tdgammon" / f"bearoff-v{VERSION}.npy"
+    return cache_root() / f"bearoff-v{VERSION}.npy"
 
 
 _TABLE: np.ndarray | None = None
