@@ -18,6 +18,7 @@ import math
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,9 +108,10 @@ class GnubgProcess:
     def __init__(self, gnubg: str = GNUBG) -> None:
         if shutil.which(gnubg) is None:
             raise TdgammonError(f"gnubg is not installed ({gnubg} not found)")
+        self.stderr = tempfile.TemporaryFile(mode="w+")  # a file, so gnubg never blocks on it
         self.proc = subprocess.Popen(
             [gnubg, "-t", "-q", "-p", str(DRIVER)], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+            stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
         self._read("READY")
 
     def _read(self, word: str) -> str:
@@ -117,7 +119,7 @@ class GnubgProcess:
         while True:
             line = self.proc.stdout.readline()
             if not line:
-                raise RuntimeError("gnubg exited unexpectedly")
+                raise RuntimeError(f"gnubg exited unexpectedly ({self._last_words()})")
             if line.startswith("ERROR "):
                 raise RuntimeError(f"gnubg: {line[6:].rstrip()}")
             if line.startswith(word + " ") or line.rstrip("\n") == word:
@@ -137,7 +139,15 @@ class GnubgProcess:
         self.proc.stdin.flush()
         return float(self._read("EQUITY").split()[1])
 
+    def _last_words(self) -> str:
+        """gnubg's exit status and the last line it wrote to stderr: why it stopped."""
+        status = self.proc.wait()
+        self.stderr.seek(0)
+        lines = [line.strip() for line in self.stderr.read().splitlines() if line.strip()]
+        return f"status {status}" + (f": {lines[-1]}" if lines else "")
+
     def close(self) -> None:
+        self.stderr.close()
         if self.proc.poll() is None:
             try:
                 self.proc.stdin.write("quit\n")

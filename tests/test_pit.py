@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from engine.errors import TdgammonError
-from engine.pit import (GameResult, SearchPlayer, parse_player_spec, play_pit_game, summarize)
+from engine.pit import (GameResult, GnubgProcess, SearchPlayer, parse_player_spec, play_pit_game,
+                        summarize)
 from engine.pubeval import PubevalEvaluator
 from engine.random_player import RandomEvaluator
 from scripts.cli import main
@@ -86,6 +87,14 @@ def test_pit_rejects_odd_duplicate_and_bad_model(capsys):
     assert main(["pit", "/nonexistent.pt", "random", "--games", "2"]) == 2
     err = capsys.readouterr().err
     assert "even" in err and "does not exist" in err
+
+
+def test_a_gnubg_that_dies_at_start_says_why(tmp_path):
+    fake = tmp_path / "gnubg"
+    fake.write_text("#!/bin/sh\necho 'cannot create ~/.gnubg' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    with pytest.raises(RuntimeError, match=r"exited unexpectedly \(status 3: cannot create ~/.gnubg\)"):
+        GnubgProcess(str(fake))
 
 
 def test_random_evaluator_is_reseeded_per_game():
