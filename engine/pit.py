@@ -105,7 +105,8 @@ def _index_of(plays, afterstate: np.ndarray, who: str) -> int:
 class GnubgProcess:
     """One gnubg process running engine/gnubg_driver.py; best moves over pipes."""
 
-    def __init__(self, gnubg: str = GNUBG) -> None:
+    def __init__(self, gnubg: str | None = None) -> None:
+        gnubg = gnubg or GNUBG
         if shutil.which(gnubg) is None:
             raise TdgammonError(f"gnubg is not installed ({gnubg} not found)")
         self.stderr = tempfile.TemporaryFile(mode="w+")  # a file, so gnubg never blocks on it
@@ -119,7 +120,7 @@ class GnubgProcess:
         while True:
             line = self.proc.stdout.readline()
             if not line:
-                raise RuntimeError(f"gnubg exited unexpectedly ({self._last_words()})")
+                raise TdgammonError(f"gnubg exited unexpectedly ({self._last_words()})")
             if line.startswith("ERROR "):
                 raise RuntimeError(f"gnubg: {line[6:].rstrip()}")
             if line.startswith(word + " ") or line.rstrip("\n") == word:

@@ -114,10 +114,10 @@ def run(args: argparse.Namespace) -> int:
         raise TdgammonError(f"duplicate dice plays games in pairs: --games must be even, got {args.games}")
     workers = args.workers if args.workers else default_workers()
     workers = max(1, min(workers, args.games))
-    if spec_a.kind != "gnubg":
-        build_player(spec_a)   # fail fast (bad path, corrupt checkpoint) before spawning workers
-    if spec_b.kind != "gnubg":
-        build_player(spec_b)
+    for spec in (spec_a, spec_b):   # fail fast (bad path, corrupt checkpoint, no gnubg) here:
+        player = build_player(spec)  # a worker's initializer that raises is respawned forever
+        if isinstance(player, GnubgPlayer):
+            player.close()
     cube = cube_mode(args, spec_a, spec_b)
     start = time.perf_counter()
     results = run_pit(spec_a, spec_b, args.games, args.seed, workers, duplicate,

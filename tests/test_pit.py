@@ -93,8 +93,14 @@ def test_a_gnubg_that_dies_at_start_says_why(tmp_path):
     fake = tmp_path / "gnubg"
     fake.write_text("#!/bin/sh\necho 'cannot create ~/.gnubg' >&2\nexit 3\n")
     fake.chmod(0o755)
-    with pytest.raises(RuntimeError, match=r"exited unexpectedly \(status 3: cannot create ~/.gnubg\)"):
+    with pytest.raises(TdgammonError, match=r"exited unexpectedly \(status 3: cannot create ~/.gnubg\)"):
         GnubgProcess(str(fake))
+
+
+def test_pit_without_gnubg_stops_before_its_workers_start(monkeypatch, capsys):
+    monkeypatch.setattr("engine.pit.GNUBG", "/nonexistent/gnubg")
+    assert main(["pit", "pubeval", "gnubg", "--games", "2", "--workers", "2", "--no-progress"]) == 2
+    assert "gnubg is not installed" in capsys.readouterr().err
 
 
 def test_random_evaluator_is_reseeded_per_game():
