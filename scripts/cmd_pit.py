@@ -10,8 +10,10 @@ import argparse
 import json
 import math
 import multiprocessing as mp
+import os
 import sys
 import time
+from pathlib import Path
 
 from engine.cube_play import play_cube_pit_game
 from engine.errors import TdgammonError
@@ -91,6 +93,13 @@ def run_pit(spec_a: PlayerSpec, spec_b: PlayerSpec, games: int, seed: int, worke
     return results
 
 
+def check_writable(path: str) -> None:
+    """Fail before the games, not after them: --save must name a file in a writable directory."""
+    target = Path(path)
+    if target.is_dir() or not target.parent.is_dir() or not os.access(target.parent, os.W_OK):
+        raise TdgammonError(f"--save {path}: cannot write a file there")
+
+
 def cube_mode(args: argparse.Namespace, spec_a: PlayerSpec, spec_b: PlayerSpec) -> tuple[bool, int]:
     """(play with the cube, match length or 0 for money) from --cube / --match N."""
     if args.match is None and not args.cube:
@@ -112,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
     duplicate = not args.no_duplicate
     if duplicate and args.games % 2:
         raise TdgammonError(f"duplicate dice plays games in pairs: --games must be even, got {args.games}")
+    if args.workers < 0:
+        raise TdgammonError(f"--workers must be >= 0 (0 = every core), got {args.workers}")
     workers = args.workers if args.workers else default_workers()
     workers = max(1, min(workers, args.games))
     for spec in (spec_a, spec_b):   # fail fast (bad path, corrupt checkpoint, no gnubg) here:
@@ -119,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(player, GnubgPlayer):
             player.close()
     cube = cube_mode(args, spec_a, spec_b)
+    if args.save:
+        check_writable(args.save)
     start = time.perf_counter()
     results = run_pit(spec_a, spec_b, args.games, args.seed, workers, duplicate,
                       keep=args.save is not None, progress=not args.no_progress, cube=cube)

@@ -89,6 +89,14 @@ def test_pit_rejects_odd_duplicate_and_bad_model(capsys):
     assert "even" in err and "does not exist" in err
 
 
+def test_pit_checks_save_path_and_workers_before_playing(tmp_path, capsys):
+    assert main(["pit", "pubeval", "random", "--games", "2", "--save", str(tmp_path / "no" / "x.mat")]) == 2
+    assert main(["pit", "pubeval", "random", "--games", "2", "--save", str(tmp_path)]) == 2
+    assert main(["pit", "pubeval", "random", "--games", "2", "--workers", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("cannot write a file there") == 2 and "--workers must be >= 0" in err
+
+
 def test_a_gnubg_that_dies_at_start_says_why(tmp_path):
     fake = tmp_path / "gnubg"
     fake.write_text("#!/bin/sh\necho 'cannot create ~/.gnubg' >&2\nexit 3\n")

@@ -125,6 +125,16 @@ def test_cli_bad_config_is_one_line_exit_2(tmp_path: Path) -> None:
     assert proc.stderr.strip().count("\n") == 0 and "unknown key 'hidden_units'" in proc.stderr
 
 
+def test_cli_out_that_is_a_file_is_one_line_exit_2(tmp_path: Path) -> None:
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine\n")
+    proc = subprocess.run([sys.executable, "-m", "scripts.cli", "train", "--config", "configs/smoke.toml",
+                           "--out", str(taken), "--no-progress"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "cannot use" in proc.stderr
+    assert taken.read_text() == "mine\n"
+
+
 # -- determinism, resume, checkpoints ---------------------------------------------------
 def _weights_of(path: Path) -> list[np.ndarray]:
     return [t.numpy() for t in load_checkpoint(path).net.state_dict().values()]

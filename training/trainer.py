@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from engine.errors import CheckpointError
+from engine.errors import CheckpointError, TdgammonError
 from engine.stats import ci95
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from training.config import TrainConfig
@@ -117,7 +117,10 @@ class Trainer:
     # -- (2) the loop -------------------------------------------------------------------
     def run(self) -> BenchmarkResult | None:
         cfg = self.config
-        self.out.mkdir(parents=True, exist_ok=True)
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise TdgammonError(f"cannot use {self.out} as the run directory: {err.strerror}") from None
         from torch.utils.tensorboard import SummaryWriter  # heavy import, only when training
 
         # Handlers first: a signal that arrives once the run's files exist must stop it cleanly.
