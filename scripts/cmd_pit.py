@@ -96,7 +96,8 @@ def run_pit(spec_a: PlayerSpec, spec_b: PlayerSpec, games: int, seed: int, worke
 def check_writable(path: str) -> None:
     """Fail before the games, not after them: --save must name a file in a writable directory."""
     target = Path(path)
-    if target.is_dir() or not target.parent.is_dir() or not os.access(target.parent, os.W_OK):
+    writable = os.access(target, os.W_OK) if target.exists() else os.access(target.parent, os.W_OK)
+    if target.is_dir() or not target.parent.is_dir() or not writable:
         raise TdgammonError(f"--save {path}: cannot write a file there")
 
 
