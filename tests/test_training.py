@@ -92,6 +92,8 @@ def test_shipped_configs_load() -> None:
     assert load_config(ROOT / "configs" / "default.toml").features
     assert not load_config(ROOT / "configs" / "tesauro.toml").features
     assert load_config(ROOT / "configs" / "smoke.toml").workers == 1
+    for path in sorted((ROOT / "configs").glob("*.toml")):   # every recipe the card quotes still loads
+        assert load_config(path).games > 0, path.name
 
 
 @pytest.mark.parametrize("data, message", [
