@@ -470,3 +470,17 @@ def cube_decision_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) 
     dt = state_value(cube.doubled())
     cubeless_probs = roll_average(board[None], evaluator)[0]
     return decide(cube, nd, dt, float(equity(cubeless_probs)), bool(cubeless_probs[WIN_GAMMON] > 0.0))
+
+
+# Cube decisions stop at 2-ply: a 3-ply cubeful recursion would value every afterstate of
+# every roll by the opponent's own 2-ply cube decision, far dearer than 3-ply checker play.
+CUBE_MAX_PLY = 2
+
+
+def cube_decision_at_ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo, ply: int) -> CubeDecision:
+    """The cube decision at min(ply, CUBE_MAX_PLY): 1-ply Janowski or cube_decision_2ply."""
+    if ply >= 2:
+        return cube_decision_2ply(board, evaluator, cube)
+    from engine.search import evaluate_position
+
+    return cube_decision(evaluate_position(board, evaluator, 1), cube, cube_efficiency(board))

@@ -19,14 +19,13 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.cube import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision, cube_decision_2ply, cube_efficiency
+from engine.cube import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision_at_ply
 from engine.dice import opening_roll, roll
 from engine.evaluator import Evaluator
 from engine.game import Player
 from engine.notation import play_list
 from engine.pit import GameResult, seat_pit_game
 from engine.position import Position
-from engine.search import evaluate_position
 
 
 class CubeDecider(Protocol):
@@ -40,17 +39,14 @@ class CubeDecider(Protocol):
 
 
 class EvaluatorCubeDecider:
-    """Cube actions by engine.cube from an evaluator: 1-ply Janowski or the 2-ply decision."""
+    """Cube actions by engine.cube from an evaluator: 1-ply Janowski, or the 2-ply decision from 2-ply up."""
 
     def __init__(self, evaluator: Evaluator, ply: int = 1) -> None:
         self.evaluator = evaluator
         self.ply = ply
 
     def _decide(self, position: Position, cube: CubeInfo):
-        if self.ply == 2:
-            return cube_decision_2ply(position.board, self.evaluator, cube)
-        probs = evaluate_position(position.board, self.evaluator, 1)
-        return cube_decision(probs, cube, cube_efficiency(position.board))
+        return cube_decision_at_ply(position.board, self.evaluator, cube, self.ply)
 
     def should_double(self, position: Position, cube: CubeInfo) -> bool:
         return cube.may_double() and self._decide(position, cube).double

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from engine.cube import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision, cube_decision_2ply, cube_efficiency
+from engine.cube import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision_at_ply
 from engine.errors import TdgammonError
 from engine.evaluator import Evaluator
 from engine.fibs import FibsBoard, parse_fibs_board
 from engine.notation import format_play
-from engine.search import best_play, evaluate_position
+from engine.search import best_play
 
 MONEY_LENGTH = 9999
 """FIBS writes unlimited (money) sessions as match length 9999; 0 is read as money too."""
@@ -56,7 +56,7 @@ def cube_for(fb: FibsBoard, doubler_view: bool) -> CubeInfo:
 
 @dataclass
 class ExternalBot:
-    """Answers board lines with an evaluator at 1 or 2 ply; counts what it did."""
+    """Answers board lines with an evaluator at its ply (cube decisions up to 2-ply); counts what it did."""
 
     evaluator: Evaluator
     ply: int = 1
@@ -101,6 +101,4 @@ class ExternalBot:
 
     def _cube_decision(self, board, cube: CubeInfo):
         """The cube decision of the side in row 0 of board, at the bot's ply."""
-        if self.ply == 2:
-            return cube_decision_2ply(board, self.evaluator, cube)
-        return cube_decision(evaluate_position(board, self.evaluator, 1), cube, cube_efficiency(board))
+        return cube_decision_at_ply(board, self.evaluator, cube, self.ply)

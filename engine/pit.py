@@ -30,7 +30,7 @@ from engine.game import GameRecord, play_game
 from engine.matfile import MatGame
 from engine.notation import apply_moves
 from engine.position import Position
-from engine.search import MoveFilter, rank_plays
+from engine.search import MAX_PLY, MoveFilter, rank_plays
 from engine.stats import ci95
 
 GNUBG = "/usr/games/gnubg"
@@ -39,7 +39,7 @@ DRIVER = Path(__file__).resolve().parent / "gnubg_driver.py"
 
 @dataclass(frozen=True)
 class PlayerSpec:
-    """`kind` is 'evaluator' (spec given to the loader) or 'gnubg'; ply is ours (1/2) or gnubg's plies."""
+    """`kind` is 'evaluator' (spec given to the loader) or 'gnubg'; ply is ours (1 to MAX_PLY) or gnubg's plies."""
 
     text: str
     kind: str
@@ -52,7 +52,7 @@ class PlayerSpec:
 
 
 def parse_player_spec(text: str, default_ply: int = 1) -> PlayerSpec:
-    """`MODEL|pubeval|random[:SEED]` with optional `@PLY` (1 or 2), or `gnubg[:PLIES]` (0..4)."""
+    """`MODEL|pubeval|random[:SEED]` with optional `@PLY` (1 to MAX_PLY), or `gnubg[:PLIES]` (0..4)."""
     if not text:
         raise TdgammonError("a player must be a model path, pubeval, random or gnubg[:PLIES]")
     name, sep, arg = text.partition(":")
@@ -69,16 +69,16 @@ def parse_player_spec(text: str, default_ply: int = 1) -> PlayerSpec:
     if not at:
         base, ply = text, default_ply
     else:
-        if ply_text not in ("1", "2") or not base:
-            raise TdgammonError(f"a player's ply suffix is @1 or @2, got {text!r}")
+        if not ply_text.isdigit() or not 1 <= int(ply_text) <= MAX_PLY or not base:
+            raise TdgammonError(f"a player's ply suffix is @1 to @{MAX_PLY}, got {text!r}")
         ply = int(ply_text)
-    if default_ply not in (1, 2):
-        raise TdgammonError(f"--ply must be 1 or 2, got {default_ply}")
+    if not 1 <= default_ply <= MAX_PLY:
+        raise TdgammonError(f"--ply must be 1 to {MAX_PLY}, got {default_ply}")
     return PlayerSpec(text, "evaluator", base, ply)
 
 
 class SearchPlayer:
-    """engine.game Player: the best play by engine.search at 1 or 2 ply."""
+    """engine.game Player: the best play by engine.search at its ply."""
 
     def __init__(self, evaluator: Evaluator, ply: int = 1, name: str | None = None,
                  filter: MoveFilter = MoveFilter()) -> None:

@@ -1,10 +1,14 @@
-"""1-ply and 2-ply search over any Evaluator: rank the plays of a roll, value a position.
+"""1-, 2- and 3-ply search over any Evaluator: rank the plays of a roll, value a position.
 
 Ply names (DESIGN.md): 1-ply scores every afterstate with the evaluator and takes the best
 cubeless equity (gnubg's 0-ply); 2-ply keeps the best 1-ply candidates (a move filter as
 gnubg's) and values each by the mean over the opponent's 21 rolls (weights 1/36 for
 doubles, 2/36 otherwise) of the outcome after the opponent's best 1-ply reply, flipped
-back to the mover (gnubg's 1-ply).
+back to the mover (gnubg's 1-ply). 3-ply (gnubg's 2-ply) goes one roll deeper the same way:
+of the 2-ply candidates it keeps those DEEP_FILTER passes and values each by the mean over
+the opponent's 21 rolls of the outcome after its best 2-ply reply. Each extra ply costs
+21 times the one before or more (3-ply: about 40 times 2-ply's decision time), so 3-ply is
+for analysis, not for self-play.
 
 Edge cases, thought through once here:
 - A play that bears off the mover's last checker ends the game: its value is the exact
@@ -46,6 +50,18 @@ class MoveFilter:
     def __post_init__(self) -> None:
         if self.max_moves < 1 or self.threshold < 0:
             raise ValueError("MoveFilter needs max_moves >= 1 and threshold >= 0")
+
+
+MAX_PLY = 3
+# 3-ply re-values only the 2-ply candidates within this of the best 2-ply one: the stage
+# that multiplies the cost by 21 looks at the fewest plays.
+DEEP_FILTER = MoveFilter(max_moves=2, threshold=0.04)
+
+
+def check_ply(ply: int) -> None:
+    """Raise ValueError unless 1 <= ply <= MAX_PLY."""
+    if not 1 <= ply <= MAX_PLY:
+        raise ValueError(f"ply must be 1 to {MAX_PLY}, got {ply}")
 
 
 @dataclass(frozen=True)
@@ -180,16 +196,53 @@ def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     return np.einsum("krj,r->kj", per_roll, ROLL_WEIGHTS)
 
 
+def position_values(boards: np.ndarray, evaluator: Evaluator, ply: int) -> np.ndarray:
+    """(n, 5) for the side on roll in row 0 of each unfinished board, before its roll.
+
+    1-ply: the evaluator on the swapped board, flipped. 2-ply: roll_average. 3-ply: the
+    mean over the 21 rolls of the roller's best 2-ply play (rank_plays).
+    """
+    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
+    if ply == 1:
+        return flip(evaluate_afterstates(evaluator, boards[:, ::-1], race_flags(boards)))
+    if ply == 2:
+        return roll_average(boards, evaluator)
+    out = np.zeros((len(boards), 5))
+    for k, board in enumerate(boards):
+        for (d1, d2), weight in zip(ROLLS, ROLL_WEIGHTS):
+            plays = rank_plays(board, (int(d1), int(d2)), evaluator, ply - 1)
+            # No legal play: the turn passes and the unchanged board is the roller's afterstate.
+            out[k] += weight * (plays[0].probs if plays else afterstate_values(board[None], evaluator, ply - 1)[0])
+    return out
+
+
+def afterstate_values(afterstates: np.ndarray, evaluator: Evaluator, ply: int,
+                      pre_move_race: np.ndarray | None = None) -> np.ndarray:
+    """(n, 5) from the mover's view (row 0): the evaluator at 1-ply, else the opponent's
+    position value at the same ply, flipped; a finished game gets its exact result.
+    pre_move_race reaches the evaluator at 1-ply only (deeper plies derive their own).
+    """
+    if ply == 1:
+        return evaluate_afterstates(evaluator, afterstates, pre_move_race)
+    afterstates = np.ascontiguousarray(afterstates, dtype=np.int8)
+    points = exact_results(afterstates)
+    probs = np.array([result_probs(int(p)) if p else np.zeros(5) for p in points]).reshape(-1, 5)
+    live = np.nonzero(points == 0)[0]
+    if len(live):
+        probs[live] = flip(position_values(afterstates[live][:, ::-1], evaluator, ply))
+    return probs
+
+
 def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, ply: int = 1,
                filter: MoveFilter = MoveFilter()) -> list[Play]:
     """Every legal play of (board, dice), best first; [] when no play is legal.
 
     ply=1: one evaluator batch over all afterstates. ply=2: the filter's candidates are
-    re-valued by roll_average over the opponent's 21 rolls and listed first (best first),
-    followed by the other plays at their 1-ply value.
+    re-valued at 2-ply and listed first (best first), followed by the other plays at their
+    1-ply value. ply=3: of those, the ones DEEP_FILTER passes are re-valued at 3-ply and
+    listed first. Each play carries the ply that valued it.
     """
-    if ply not in (1, 2):
-        raise ValueError(f"ply must be 1 or 2, got {ply}")
+    check_ply(ply)
     board = np.ascontiguousarray(board, dtype=np.int8)
     afterstates, steps = generate(board, int(dice[0]), int(dice[1]))
     if len(afterstates) == 0:
@@ -197,19 +250,17 @@ def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, p
     race = np.full(len(afterstates), is_race(board)) if getattr(evaluator, "accepts_pre_move_race", False) else None
     probs = evaluate_afterstates(evaluator, afterstates, race)
     eqs = equity(probs)
-    order = np.argsort(-eqs, kind="stable")
+    order = [int(i) for i in np.argsort(-eqs, kind="stable")]
     plies = np.ones(len(afterstates), dtype=np.int64)
-    if ply == 2:
+    for depth in range(2, ply + 1):
+        stage = filter if depth == 2 else DEEP_FILTER
+        # The plays the previous stage valued lead `order`, best first.
         best_eq = eqs[order[0]]
-        cand = [int(i) for i in order[:filter.max_moves] if eqs[i] >= best_eq - filter.threshold]
-        live = [i for i in cand if game_result(afterstates[i]) == 0]
-        if live:
-            probs[live] = flip(roll_average(afterstates[live][:, ::-1], evaluator))
-            eqs[live] = equity(probs[live])
-        plies[cand] = 2
-        cand_sorted = sorted(cand, key=lambda i: -eqs[i])
-        rest = [int(i) for i in order if plies[i] == 1]
-        order = np.array(cand_sorted + rest, dtype=np.int64)
+        cand = [i for i in order[:stage.max_moves] if plies[i] == depth - 1 and eqs[i] >= best_eq - stage.threshold]
+        probs[cand] = afterstate_values(afterstates[cand], evaluator, depth, None if race is None else race[cand])
+        eqs[cand] = equity(probs[cand])
+        plies[cand] = depth
+        order.sort(key=lambda i: (-plies[i], -eqs[i]))  # stable: ties keep the previous stage's order
     return [Play(steps=steps[i], afterstate=afterstates[i], probs=probs[i], equity=float(eqs[i]),
                  ply=int(plies[i])) for i in order]
 
@@ -222,19 +273,12 @@ def best_play(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, pl
 
 
 def evaluate_position(board: np.ndarray, evaluator: Evaluator, ply: int = 1) -> np.ndarray:
-    """The 5 probabilities for the side on roll, before its roll.
-
-    1-ply: the evaluator on the swapped board (the opponent as the side that just moved),
-    flipped. 2-ply: the mean over the 21 rolls of the outcome after the roller's best 1-ply
-    play. A finished game gets its exact result.
+    """The 5 probabilities for the side on roll, before its roll (position_values); a
+    finished game gets its exact result.
     """
-    if ply not in (1, 2):
-        raise ValueError(f"ply must be 1 or 2, got {ply}")
+    check_ply(ply)
     board = np.ascontiguousarray(board, dtype=np.int8)
     points = game_result(board)
     if points:
         return result_probs(points)
-    if ply == 2:
-        return roll_average(board[None], evaluator)[0]
-    race = np.array([is_race(board)])
-    return flip(evaluate_afterstates(evaluator, board[::-1][None], race)[0])
+    return position_values(board[None], evaluator, ply)[0]

@@ -1,4 +1,4 @@
-"""2-ply decision time: median and 95th percentile ms per rank_plays(ply=2) over oracle (position, roll) pairs.
+"""Decision time: median and 95th percentile ms per rank_plays(ply=2, or --ply) over oracle (position, roll) pairs.
 
 One thread. Uses models/default.pt when it exists (or --model PATH), else a randomly
 initialised TDNet(80); a random net keeps nearly every play within the filter's 0.16,
@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from engine.position import decode_position_id
-from engine.search import MoveFilter, rank_plays
+from engine.search import MAX_PLY, MoveFilter, rank_plays
 from scripts.bench_common import add_model_argument, bench_evaluator, oracle_records
 
 
@@ -23,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--positions", type=int, default=1000,
                         help="oracle (position, roll) pairs to sample, 0 = all (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    parser.add_argument("--ply", type=int, choices=range(2, MAX_PLY + 1), default=2,
+                        help="search depth to time (default 2; 3 is about 20 times slower)")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -33,15 +35,15 @@ def run(args: argparse.Namespace) -> None:
         records = [records[i] for i in sorted(picks)]
     cases = [(decode_position_id(r["position"]), tuple(r["dice"])) for r in records]
     start = time.perf_counter()
-    rank_plays(cases[0][0], cases[0][1], evaluator, ply=2)
+    rank_plays(cases[0][0], cases[0][1], evaluator, ply=args.ply)
     print(f"JIT warm-up: {time.perf_counter() - start:.2f} s (excluded)")
     filt = MoveFilter()
     times = np.empty(len(cases))
     for k, (board, dice) in enumerate(cases):
         t0 = time.perf_counter()
-        rank_plays(board, dice, evaluator, ply=2, filter=filt)
+        rank_plays(board, dice, evaluator, ply=args.ply, filter=filt)
         times[k] = time.perf_counter() - t0
     ms = times * 1000.0
-    print(f"{label}, 1 thread, {len(cases)} decisions, filter {filt.max_moves} within {filt.threshold}: "
+    print(f"{label}, 1 thread, {len(cases)} {args.ply}-ply decisions, filter {filt.max_moves} within {filt.threshold}: "
           f"mean {ms.mean():.2f} ms, max {ms.max():.1f} ms")
     print(f"search: {np.median(ms):.2f} ms median, {np.percentile(ms, 95):.2f} ms p95")

@@ -77,5 +77,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:  # the cube object when asked about the cube (--batch always has it)
         print(json.dumps({**record, "cube": report} if cube_options_given(args) else record))
     else:
-        print(format_text(record, evaluator, args.ply) + "\n" + format_cube(report, args.ply))
+        print(format_text(record, evaluator, args.ply) + "\n" + format_cube(report))
     return 0

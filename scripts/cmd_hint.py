@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "the difference to the best play and the 5 probabilities (P(win), P(win gammon), "
                     "P(win backgammon), P(lose gammon), P(lose backgammon)) for the side that moves. "
                     "At 2-ply the candidates of the move filter (up to 8 within 0.16 of the best) "
-                    "come first, valued at 2-ply; the other plays follow at their 1-ply value.")
+                    "come first, valued at 2-ply; the other plays follow at their 1-ply value. "
+                    "At 3-ply the best of those (up to 2 within 0.04 of the best) come first, valued at 3-ply.")
     parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID (omit with --batch)")
     parser.add_argument("dice", nargs="?", metavar="DICE", help="the roll, e.g. 31 or 3-1 (omit with --batch)")
     parser.add_argument("--top", type=int, default=None, metavar="N", help="show only the N best plays (default: all)")

@@ -1,6 +1,6 @@
 """`tdgammon pit A B`: cubeless money games between two players, duplicate dice, both cores.
 
-A and B: a checkpoint path, `pubeval`, `random[:SEED]` (each with an optional `@1`/`@2`
+A and B: a checkpoint path, `pubeval`, `random[:SEED]` (each with an optional `@1`, `@2` or `@3`
 ply suffix), or `gnubg[:PLIES]` (a real gnubg process at its own plies, default 0).
 """
 

@@ -12,6 +12,7 @@ import sys
 
 from engine.errors import TdgammonError
 from engine.extbot import ExternalBot
+from engine.search import MAX_PLY
 from scripts.cli import PLY_HELP
 
 
@@ -55,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
     from models.loader import load_evaluator
 
     host, port = parse_host_port(args.gnubg)
-    if args.ply not in (1, 2):
-        raise TdgammonError(f"--ply must be 1 or 2, got {args.ply}")
+    if not 1 <= args.ply <= MAX_PLY:
+        raise TdgammonError(f"--ply must be 1 to {MAX_PLY}, got {args.ply}")
     bot = ExternalBot(load_evaluator(args.model), ply=args.ply, offer_doubles=args.cube)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as srv:

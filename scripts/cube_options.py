@@ -11,14 +11,11 @@ from __future__ import annotations
 import argparse
 import re
 
-import numpy as np
-
-from engine.cube import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision, cube_decision_2ply, cube_efficiency
+from engine.cube import CENTRE, CUBE_MAX_PLY, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision_at_ply, cube_efficiency
 from engine.errors import CubeError
 from engine.evaluator import Evaluator
 from engine.matchid import CENTRED, MatchState, decode_match_id, encode_match_id
 from engine.position import Position
-from engine.search import evaluate_position
 
 OWNER_CHOICES = {"centre": CENTRE, "center": CENTRE, "me": ME_OWNS, "opponent": OPP_OWNS}
 
@@ -119,19 +116,15 @@ def cube_report(position: Position, evaluator: Evaluator, ply: int, cube: CubeIn
     current cube), action (gnubg's words), plus the decision's details and the Match ID.
     """
     board = position.board
-    if ply == 2:
-        decision = cube_decision_2ply(board, evaluator, cube)
-    else:
-        probs = evaluate_position(board, evaluator, 1)
-        decision = cube_decision(np.asarray(probs), cube, cube_efficiency(board))
-    out = decision.as_dict()
+    out = cube_decision_at_ply(board, evaluator, cube, ply).as_dict()
+    out["ply"] = min(ply, CUBE_MAX_PLY)
     out["settings"] = describe(cube)
     out["efficiency"] = round(cube_efficiency(board), 6)
     out["match_id"] = match_id_for(cube, me)
     return out
 
 
-def format_cube(report: dict, ply: int) -> str:
+def format_cube(report: dict) -> str:
     """gnubg-like text: cubeful equities best first, with the difference to the best."""
     re_ = "Redouble" if "redouble" in report["action"].lower() else "Double"
     rows = [("No " + re_.lower(), report["no_double"]), (f"{re_}, take", report["double_take"]),
@@ -139,7 +132,7 @@ def format_cube(report: dict, ply: int) -> str:
     rows.sort(key=lambda r: -r[1])
     best = max(r[1] for r in rows)
     unit = "EMG (normalised match equity)" if "mwc" in report else "normalised to the cube"
-    lines = [f"Cube analysis ({ply}-ply, {report['settings']})",
+    lines = [f"Cube analysis ({report['ply']}-ply, {report['settings']})",
              f"  Cube efficiency          {report['efficiency']:.3f}",
              f"  Cubeless equity          {report['cubeless_equity']:+.4f}",
              f"  Cubeful equities ({unit}):"]

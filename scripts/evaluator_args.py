@@ -10,6 +10,7 @@ from typing import TypeVar
 
 from engine.errors import TdgammonError
 from engine.evaluator import Evaluator
+from engine.search import MAX_PLY
 from models.loader import EVALUATORS, load_evaluator
 from scripts.cli import PLY_HELP
 
@@ -18,7 +19,7 @@ T = TypeVar("T")
 
 def add_evaluator_arguments(parser: argparse.ArgumentParser) -> None:
     """--ply, --model / --evaluator, --json, --batch."""
-    parser.add_argument("--ply", type=int, choices=(1, 2), default=1, help=f"search depth (default 1): {PLY_HELP}")
+    parser.add_argument("--ply", type=int, choices=range(1, MAX_PLY + 1), default=1, help=f"search depth (default 1): {PLY_HELP}")
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--model", metavar="PATH", default=None,
                      help="checkpoint to evaluate with (default: the shipped models/default.pt)")

@@ -11,7 +11,7 @@ game); a decision's loss is the worth of gnubg's own best play minus the worth o
 player's (0 when they agree; it can dip below 0 where gnubg's move filter missed a play).
 
 Usage: python -m scripts.move_error PLAYER... [--games 50] [--seed 1] [--gnubg-plies 1]
-where PLAYER is as in `tdgammon pit` (a checkpoint or built-in evaluator, with @1 or @2;
+where PLAYER is as in `tdgammon pit` (a checkpoint or built-in evaluator, with @1, @2 or @3;
 gnubg:PLIES gives gnubg's own figure for calibration). --filters 8:0.16,4:0.08 judges each
 2-ply player once per move filter, on the same decisions; --phases splits each loss into
 contact, contact bear-off, race and bear-off decisions; --worst N lists each player's N
@@ -49,14 +49,14 @@ def decisions_of(reference: Player, games: int, seed: int) -> list[tuple[Positio
 
 
 def build(text: str, filters: list[MoveFilter] | None = None) -> list[Player]:
-    """The player(s) of one PLAYER argument: a 2-ply player once per move filter asked for."""
+    """The player(s) of one PLAYER argument: a 2- or 3-ply player once per (first-stage) move filter asked for."""
     spec = parse_player_spec(text)
     if spec.kind == "gnubg":  # gnubg at fewer plies than the judge: a calibration row
         return [GnubgPlayer(spec.ply)]
     evaluator = load_evaluator(spec.evaluator_spec)
     if spec.ply == 1 or not filters:
         return [SearchPlayer(evaluator, spec.ply, spec.label)]
-    return [SearchPlayer(evaluator, 2, f"{spec.label} filter {f.max_moves}:{f.threshold}", f)
+    return [SearchPlayer(evaluator, spec.ply, f"{spec.label} filter {f.max_moves}:{f.threshold}", f)
             for f in filters]
 
 

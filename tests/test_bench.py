@@ -13,6 +13,7 @@ from scripts.cli import main
     ["movegen", "--repeat", "1"],
     ["eval", "--repeat", "1"],
     ["search", "--positions", "5"],
+    ["search", "--positions", "2", "--ply", "3"],
     ["teacher", "--positions", "4"],
 ])
 def test_bench_prints_its_figure(argv, capsys):

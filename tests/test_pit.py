@@ -53,6 +53,7 @@ def test_summary_uses_pairs_when_duplicate():
 @pytest.mark.parametrize("text,kind,spec,ply", [
     ("pubeval", "evaluator", "pubeval", 1), ("pubeval@2", "evaluator", "pubeval", 2),
     ("random:3@1", "evaluator", "random:3", 1), ("models/x.pt@2", "evaluator", "models/x.pt", 2),
+    ("pubeval@3", "evaluator", "pubeval", 3),
     ("gnubg", "gnubg", "", 0), ("gnubg:1", "gnubg", "", 1),
 ])
 def test_player_specs(text, kind, spec, ply):
@@ -60,7 +61,7 @@ def test_player_specs(text, kind, spec, ply):
     assert (s.kind, s.evaluator_spec, s.ply) == (kind, spec, ply)
 
 
-@pytest.mark.parametrize("text", ["", "pubeval@3", "gnubg:9", "gnubg@2", "@2"])
+@pytest.mark.parametrize("text", ["", "pubeval@4", "pubeval@0", "pubeval@x", "gnubg:9", "gnubg@2", "@2"])
 def test_bad_specs(text):
     with pytest.raises(TdgammonError):
         parse_player_spec(text)

@@ -1,4 +1,4 @@
-"""1-ply and 2-ply search against slow, obviously correct reference implementations."""
+"""1-, 2- and 3-ply search against slow, obviously correct reference implementations."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from engine.movegen import generate
 from engine.notation import legal_plays
 from engine.position import Position, decode_position_id, game_result
 from engine.pubeval import PubevalEvaluator
-from engine.search import MoveFilter, evaluate_position, exact_results, rank_plays, roll_average
+from engine.search import (DEEP_FILTER, MoveFilter, evaluate_position, exact_results, rank_plays,
+                           roll_average)
 
 ORACLE = Path(__file__).resolve().parent / "data" / "gnubg-legal-moves.jsonl"
 
@@ -87,6 +88,33 @@ def reference_rank(ev, board: np.ndarray, dice, ply: int, filt: MoveFilter):
     return out
 
 
+def reference_position_three_ply(ev, board: np.ndarray) -> np.ndarray:
+    """The roller's mean over its 21 rolls of its best play as reference_rank values it at 2-ply."""
+    total = np.zeros(5)
+    for d1, d2, weight in ALL_ROLLS:
+        ranked = reference_rank(ev, board, (d1, d2), 2, MoveFilter())
+        if ranked:
+            best = max((v for v, ply in ranked.values() if ply == 2), key=lambda v: float(equity(v)))
+        else:
+            best = reference_two_ply(ev, board)  # no play: the unchanged board is the afterstate
+        total += weight / 36.0 * best
+    return total
+
+
+def reference_three_ply_rank(ev, board: np.ndarray, dice) -> dict:
+    """reference_rank at 2-ply, then DEEP_FILTER's share of the 2-ply candidates at 3-ply."""
+    out = reference_rank(ev, board, dice, 2, MoveFilter())
+    two = sorted((k for k, (_, ply) in out.items() if ply == 2), key=lambda k: -float(equity(out[k][0])))
+    best = float(equity(out[two[0]][0]))
+    for key in two[:DEEP_FILTER.max_moves]:
+        if float(equity(out[key][0])) >= best - DEEP_FILTER.threshold:
+            after = np.frombuffer(key, dtype=np.int8).reshape(2, 25)
+            points = game_result(after)
+            value = result_probs(points) if points else flip(reference_position_three_ply(ev, after[::-1].copy()))
+            out[key] = (value, 3)
+    return out
+
+
 def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
     b = np.zeros((2, 25), dtype=np.int8)
     for i, n in mine.items():
@@ -153,6 +181,31 @@ def test_two_ply_matches_reference(oracle_cases, filt):
         assert 0 < plies.count(2) <= filt.max_moves or not plays
 
 
+@pytest.mark.parametrize("case", [0, 1, 2, 3])
+def test_three_ply_matches_reference(case):
+    ev = ToyEvaluator()
+    board, dice = SPECIAL[case]
+    plays = rank_plays(board, dice, ev, ply=3)
+    ref = reference_three_ply_rank(ev, board, dice)
+    assert {p.afterstate.tobytes() for p in plays} == set(ref)
+    for p in plays:
+        want, want_ply = ref[p.afterstate.tobytes()]
+        assert p.ply == want_ply
+        np.testing.assert_allclose(p.probs, want, atol=1e-12)
+    plies = [p.ply for p in plays]
+    assert plies == sorted(plies, reverse=True) and 0 < plies.count(3) <= DEEP_FILTER.max_moves
+    for depth in (1, 2, 3):
+        eqs = [p.equity for p in plays if p.ply == depth]
+        assert eqs == sorted(eqs, reverse=True)
+
+
+def test_three_ply_position_matches_reference():
+    ev = ToyEvaluator()
+    board = SPECIAL[2][0]
+    np.testing.assert_allclose(evaluate_position(board, ev, ply=3), reference_position_three_ply(ev, board),
+                               atol=1e-12)
+
+
 def test_two_ply_makes_one_evaluator_call_for_all_replies():
     ev = ToyEvaluator()
     rank_plays(Position.start().board, (3, 1), ev, ply=2, filter=MoveFilter(max_moves=8, threshold=10.0))
@@ -174,7 +227,7 @@ def test_evaluate_position_matches_reference(oracle_cases):
     ({0: 2, 5: 12, 20: 1}, 3),     # none off, one in my home board (its point 21): backgammon
     ({0: 2, 5: 12, 24: 1}, 3),     # none off, one on the bar: backgammon
 ])
-@pytest.mark.parametrize("ply", [1, 2])
+@pytest.mark.parametrize("ply", [1, 2, 3])
 def test_game_ending_play_gets_exact_result(theirs, points, ply):
     board = _board({0: 1, 1: 1}, theirs)
     plays = rank_plays(board, (2, 1), PubevalEvaluator(), ply=ply)
@@ -186,7 +239,7 @@ def test_game_ending_play_gets_exact_result(theirs, points, ply):
 
 def test_finished_position_evaluates_exactly():
     board = _board({}, {5: 15})  # I have borne off everything, the opponent none: a gammon
-    for ply in (1, 2):
+    for ply in (1, 2, 3):
         np.testing.assert_array_equal(evaluate_position(board, ToyEvaluator(), ply), result_probs(2))
 
 
@@ -212,6 +265,6 @@ def test_no_legal_play_is_empty():
 
 def test_bad_ply():
     with pytest.raises(ValueError):
-        rank_plays(Position.start().board, (3, 1), ToyEvaluator(), ply=3)
+        rank_plays(Position.start().board, (3, 1), ToyEvaluator(), ply=4)
     with pytest.raises(ValueError):
         evaluate_position(Position.start().board, ToyEvaluator(), ply=0)
