@@ -196,11 +196,12 @@ def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     return np.einsum("krj,r->kj", per_roll, ROLL_WEIGHTS)
 
 
-def position_values(boards: np.ndarray, evaluator: Evaluator, ply: int) -> np.ndarray:
+def position_values(boards: np.ndarray, evaluator: Evaluator, ply: int,
+                    filter: MoveFilter = MoveFilter()) -> np.ndarray:
     """(n, 5) for the side on roll in row 0 of each unfinished board, before its roll.
 
     1-ply: the evaluator on the swapped board, flipped. 2-ply: roll_average. 3-ply: the
-    mean over the 21 rolls of the roller's best 2-ply play (rank_plays).
+    mean over the 21 rolls of the roller's best 2-ply play (rank_plays with `filter`).
     """
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
     if ply == 1:
@@ -210,17 +211,19 @@ def position_values(boards: np.ndarray, evaluator: Evaluator, ply: int) -> np.nd
     out = np.zeros((len(boards), 5))
     for k, board in enumerate(boards):
         for (d1, d2), weight in zip(ROLLS, ROLL_WEIGHTS):
-            plays = rank_plays(board, (int(d1), int(d2)), evaluator, ply - 1)
+            plays = rank_plays(board, (int(d1), int(d2)), evaluator, ply - 1, filter)
             # No legal play: the turn passes and the unchanged board is the roller's afterstate.
-            out[k] += weight * (plays[0].probs if plays else afterstate_values(board[None], evaluator, ply - 1)[0])
+            out[k] += weight * (plays[0].probs if plays
+                                else afterstate_values(board[None], evaluator, ply - 1, filter=filter)[0])
     return out
 
 
 def afterstate_values(afterstates: np.ndarray, evaluator: Evaluator, ply: int,
-                      pre_move_race: np.ndarray | None = None) -> np.ndarray:
+                      pre_move_race: np.ndarray | None = None, filter: MoveFilter = MoveFilter()) -> np.ndarray:
     """(n, 5) from the mover's view (row 0): the evaluator at 1-ply, else the opponent's
     position value at the same ply, flipped; a finished game gets its exact result.
-    pre_move_race reaches the evaluator at 1-ply only (deeper plies derive their own).
+    pre_move_race reaches the evaluator at 1-ply only (deeper plies derive their own);
+    filter reaches the 2-ply searches inside a 3-ply value.
     """
     if ply == 1:
         return evaluate_afterstates(evaluator, afterstates, pre_move_race)
@@ -229,7 +232,7 @@ def afterstate_values(afterstates: np.ndarray, evaluator: Evaluator, ply: int,
     probs = np.array([result_probs(int(p)) if p else np.zeros(5) for p in points]).reshape(-1, 5)
     live = np.nonzero(points == 0)[0]
     if len(live):
-        probs[live] = flip(position_values(afterstates[live][:, ::-1], evaluator, ply))
+        probs[live] = flip(position_values(afterstates[live][:, ::-1], evaluator, ply, filter))
     return probs
 
 
@@ -240,7 +243,8 @@ def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, p
     ply=1: one evaluator batch over all afterstates. ply=2: the filter's candidates are
     re-valued at 2-ply and listed first (best first), followed by the other plays at their
     1-ply value. ply=3: of those, the ones DEEP_FILTER passes are re-valued at 3-ply and
-    listed first. Each play carries the ply that valued it.
+    listed first; `filter` also picks the candidates of the opponent's 2-ply replies inside
+    those 3-ply values. Each play carries the ply that valued it.
     """
     check_ply(ply)
     board = np.ascontiguousarray(board, dtype=np.int8)
@@ -257,7 +261,8 @@ def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, p
         # The plays the previous stage valued lead `order`, best first.
         best_eq = eqs[order[0]]
         cand = [i for i in order[:stage.max_moves] if plies[i] == depth - 1 and eqs[i] >= best_eq - stage.threshold]
-        probs[cand] = afterstate_values(afterstates[cand], evaluator, depth, None if race is None else race[cand])
+        probs[cand] = afterstate_values(afterstates[cand], evaluator, depth, None if race is None else race[cand],
+                                        filter)
         eqs[cand] = equity(probs[cand])
         plies[cand] = depth
         order.sort(key=lambda i: (-plies[i], -eqs[i]))  # stable: ties keep the previous stage's order

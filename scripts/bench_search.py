@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="oracle (position, roll) pairs to sample, 0 = all (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--ply", type=int, choices=range(2, MAX_PLY + 1), default=2,
-                        help="search depth to time (default 2; 3 is about 20 times slower)")
+                        help="search depth to time (default 2; 3 is about 40 times slower)")
 
 
 def run(args: argparse.Namespace) -> None:

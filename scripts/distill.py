@@ -1,7 +1,7 @@
 """Search distillation (training.distill): fit a net to our own 2-ply values of its self-play positions.
 
 Two steps. `positions` plays the student's 1-ply self-play games and values every
-position with the teacher's 2-ply search (any model: a net or an ensemble), saving as it
+position with the teacher's 2-ply (or --teacher-ply 3) search (any model: a net or an ensemble), saving as it
 goes, so a killed run resumes where it stopped when started again with the same command.
 `fit` trains the student's weights toward those values and writes a checkpoint that
 `tdgammon train --resume` and `scripts.ensemble build` take like any other:
@@ -63,10 +63,10 @@ def identify(path: str | Path) -> str:
 
 
 def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chunk: int,
-              most_near_misses: int = 0) -> None:
+              most_near_misses: int = 0, teacher_ply: int = 2) -> None:
     """Record and value positions, `chunk` games at a time, resuming from `out` if it exists;
     with most_near_misses > 0, also up to that many of the student's near misses a position
-    (training.distill.near_misses)."""
+    (training.distill.near_misses); the teacher searches at teacher_ply (2 or 3)."""
     net = load_checkpoint(student).net
     evaluator = load_network(teacher)
     student_evaluator = NetworkEvaluator(net) if most_near_misses else None
@@ -74,9 +74,9 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
     if out.exists():
         data = _load(out)
         made_with = (str(data["student"]), str(data["teacher"]), int(data["seed"]),
-                     int(data.get("near_misses", 0)))
-        if made_with != (student_id, teacher_id, seed, most_near_misses):
-            raise DataError(f"{out} was made with student, teacher, seed, near misses = {made_with}; "
+                     int(data.get("near_misses", 0)), int(data.get("teacher_ply", 2)))
+        if made_with != (student_id, teacher_id, seed, most_near_misses, teacher_ply):
+            raise DataError(f"{out} was made with student, teacher, seed, near misses, teacher ply = {made_with}; "
                             f"pass the same files and settings, or another --out")
         boards, targets = data["boards"], data["targets"]
         done, rng = int(data["games"]), data["rng"].astype(np.uint64)
@@ -92,11 +92,11 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
             new = np.concatenate([new, near_misses(new, student_evaluator, most_near_misses, rolls)])
         made += len(new)
         boards = np.concatenate([boards, new])
-        targets = np.concatenate([targets, search_targets(new, evaluator)])
+        targets = np.concatenate([targets, search_targets(new, evaluator, teacher_ply)])
         done += n
         _save(out, boards=boards, targets=targets, games=np.int64(done), rng=rng,
               seed=np.int64(seed), student=np.str_(student_id), teacher=np.str_(teacher_id),
-              near_misses=np.int64(most_near_misses))
+              near_misses=np.int64(most_near_misses), teacher_ply=np.int64(teacher_ply))
         rate = made / max(time.perf_counter() - start, 1e-9)
         print(f"{done:,} games, {len(boards):,} positions -> {out} ({rate:,.0f} positions/s this run)",
               flush=True)
@@ -121,6 +121,7 @@ def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr:
     result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed, lr_end=lr_end, validation=validation)
     record = {"data": [str(p) for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
               "near_misses": sorted({int(a.get("near_misses", 0)) for a in arrays}),
+              "teacher_plies": sorted({int(a.get("teacher_ply", 2)) for a in arrays}),
               "positions": len(boards), "epochs": epochs, "lr": lr,
               **({} if lr_end is None else {"lr_end": lr_end}),
               **({} if validate is None else {"validate": str(validate)}), "seed": seed, "val_mse": result.val_mse,
@@ -149,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     pos.add_argument("--near-misses", type=int, default=0, metavar="K",
                      help="also value up to K of the student's near misses a position: plays of a fresh "
                           "roll ranked just below its best (default 0: its chosen plays only)")
+    pos.add_argument("--teacher-ply", type=int, choices=(2, 3), default=2,
+                     help="the teacher's search depth (default 2; 3 is about 50 times slower)")
     fitp = sub.add_parser("fit", help="fit the student to positions files; write a new checkpoint")
     fitp.add_argument("student", type=Path)
     fitp.add_argument("data", type=Path, nargs="+")
@@ -166,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "positions":
             if args.games < 1 or args.chunk < 1 or args.near_misses < 0:
                 raise DataError("--games and --chunk must be at least 1, --near-misses at least 0")
-            positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses)
+            positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses,
+                      args.teacher_ply)
         else:
             if args.epochs < 0 or args.lr <= 0 or (args.lr_end is not None and args.lr_end < 0):
                 raise DataError("--epochs must be at least 0, --lr positive and --lr-end not negative")

@@ -18,7 +18,8 @@ from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.network import NetworkEvaluator
 from scripts.distill import identify, main as distill_main
 from training.config import TrainConfig
-from training.distill import NEAR_MISS_WINDOW, TRIM, fit, near_misses, record_positions, search_targets
+from training.distill import (NEAR_MISS_WINDOW, THREE_PLY_TEACHER_FILTER, TRIM, fit, near_misses, record_positions,
+                              search_targets)
 from training.selfplay import initial_net, seed_state
 from training.trainer import Trainer
 
@@ -55,6 +56,25 @@ def test_targets_are_the_opponents_roll_mean_of_its_best_reply_flipped() -> None
             after = play.probs if play else evaluate_afterstates(evaluator, on_roll[None])[0]
             mean += weight / 36 * after
         np.testing.assert_allclose(target, flip(mean), atol=1e-5)
+
+
+def test_three_ply_targets_are_the_opponents_roll_mean_of_its_best_two_ply_reply() -> None:
+    """Checked against rank_plays at 2-ply with the teacher's filter, one roll at a time."""
+    evaluator = NetworkEvaluator(initial_net(8, 6, features=True))
+    boards = record_positions(initial_net(8, 5, features=True), 1, seed_state(4, 0))[::23][:2]
+    got = search_targets(boards, evaluator, ply=3)
+    assert not np.allclose(got, search_targets(boards, evaluator, ply=2), atol=1e-4)
+    for board, target in zip(boards, got):
+        on_roll = np.ascontiguousarray(board[::-1])
+        mean = np.zeros(5)
+        for d1, d2, weight in ALL_ROLLS:
+            plays = rank_plays(on_roll, (d1, d2), evaluator, 2, THREE_PLY_TEACHER_FILTER)
+            # No legal play: the roller's unchanged board is its afterstate, valued at 2-ply.
+            after = plays[0].probs if plays else search_targets(on_roll[None], evaluator)[0]
+            mean += weight / 36 * after
+        np.testing.assert_allclose(target, flip(mean), atol=1e-5)
+    with pytest.raises(ValueError):
+        search_targets(boards, evaluator, ply=1)
 
 
 def test_near_misses_are_the_runners_up_of_a_fresh_roll_within_the_window() -> None:
@@ -198,6 +218,8 @@ def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
          "--out", str(data)],
         ["positions", str(student), "--teacher", str(tmp_path / "none.pt"), "--games", "2",
          "--out", str(tmp_path / "e.npz")],
+        ["positions", str(student), "--teacher", str(student), "--games", "4", "--teacher-ply", "3",
+         "--out", str(data)],
         ["positions", str(student), "--games", "0", "--out", str(tmp_path / "e.npz")],
         ["positions", str(student), "--teacher", str(student), "--games", "4", "--near-misses", "1",
          "--out", str(data)],
