@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from engine.errors import CheckpointError
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
@@ -169,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "positions":
             if args.games < 1 or args.chunk < 1 or args.near_misses < 0:
                 raise DataError("--games and --chunk must be at least 1, --near-misses at least 0")
+            # The search values a few dozen boards at a time, too few to share out: two 3-ply jobs on two
+            # cores made 8-9 positions/s each on one thread, 1-2 with torch's default pool (session 28).
+            torch.set_num_threads(1)
             positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses,
                       args.teacher_ply)
         else:
