@@ -4,10 +4,13 @@ Two steps. `positions` plays the student's 1-ply self-play games and values ever
 position with the teacher's 2-ply (or --teacher-ply 3) search (any model: a net or an ensemble), saving as it
 goes, so a killed run resumes where it stopped when started again with the same command.
 `fit` trains the student's weights toward those values and writes a checkpoint that
-`tdgammon train --resume` and `scripts.ensemble build` take like any other:
+`tdgammon train --resume` and `scripts.ensemble build` take like any other. `slice` cuts a
+long job's newest positions into a file of their own, small enough to commit, that still
+resumes the job:
 
     python -m scripts.distill positions m0.pt --teacher models/default.pt --games 8000 --seed 1 --out d1.npz
     python -m scripts.distill fit m0.pt d1.npz d2.npz --epochs 6 --lr 3e-4 --out m0-distilled.pt
+    python -m scripts.distill slice d1.npz --after d1-a.npz d1-b.npz --out d1-c.npz
 """
 
 from __future__ import annotations
@@ -35,11 +38,11 @@ class DataError(Exception):
     """A positions file that is missing, corrupt, or made with other arguments."""
 
 
-def _save(path: Path, **arrays: np.ndarray) -> None:
+def _save(path: Path, compressed: bool = False, **arrays: np.ndarray) -> None:
     """np.savez to PATH.tmp, then os.replace: a kill never leaves a half-written file."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as handle:
-        np.savez(handle, **arrays)
+        (np.savez_compressed if compressed else np.savez)(handle, **arrays)
     os.replace(tmp, path)
 
 
@@ -55,6 +58,12 @@ def _load(path: Path) -> dict[str, np.ndarray]:
     if missing:
         raise DataError(f"{path} is not a positions file (no {', '.join(sorted(missing))})")
     return arrays
+
+
+def _made_with(data: dict[str, np.ndarray]) -> tuple[str, str, int, int, int]:
+    """What a positions file's job was run with: student, teacher, seed, near misses, teacher ply."""
+    return (str(data["student"]), str(data["teacher"]), int(data["seed"]), int(data.get("near_misses", 0)),
+            int(data.get("teacher_ply", 2)))
 
 
 def identify(path: str | Path) -> str:
@@ -74,8 +83,7 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
     student_id, teacher_id = identify(student), identify(teacher)
     if out.exists():
         data = _load(out)
-        made_with = (str(data["student"]), str(data["teacher"]), int(data["seed"]),
-                     int(data.get("near_misses", 0)), int(data.get("teacher_ply", 2)))
+        made_with = _made_with(data)
         if made_with != (student_id, teacher_id, seed, most_near_misses, teacher_ply):
             raise DataError(f"{out} was made with student, teacher, seed, near misses, teacher ply = {made_with}; "
                             f"pass the same files and settings, or another --out")
@@ -133,6 +141,31 @@ def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr:
           f"without the worst {TRIM:.1%} {_trace(result.val_trimmed)}; -> {out}")
 
 
+def slice_after(full: Path, committed: list[Path], out: Path) -> tuple[int, int]:
+    """Write the positions of `full` that follow its committed slices (given in order), with its
+    job's state, compressed; return (positions written, positions before them).
+
+    Each slice must continue the job position by position, so the slices together are the whole
+    file, and each resumes the job when copied to its --out: `positions` keeps only the state."""
+    if out.resolve() in {p.resolve() for p in [full, *committed]}:
+        raise DataError(f"{out} is an input: write the slice to a new file")
+    data = _load(full)
+    start = 0
+    for path in committed:
+        part = _load(path)
+        n = len(part["boards"])
+        if (_made_with(part) != _made_with(data) or int(part["games"]) > int(data["games"])
+                or not np.array_equal(part["boards"], data["boards"][start:start + n])
+                or not np.array_equal(part["targets"], data["targets"][start:start + n])):
+            raise DataError(f"{path} does not continue {full} from position {start:,}: "
+                            f"pass the slices of this job, in order")
+        start += n
+    if start == len(data["boards"]):
+        raise DataError(f"{full} has no positions after its {start:,} in the slices")
+    _save(out, compressed=True, **{**data, "boards": data["boards"][start:], "targets": data["targets"][start:]})
+    return len(data["boards"]) - start, start
+
+
 def _trace(errors: list[float]) -> str:
     return " -> ".join(f"{m:.3g}" for m in errors)
 
@@ -165,6 +198,11 @@ def main(argv: list[str] | None = None) -> int:
                       help="measure the fit on this positions file of other games instead of "
                            "holding out a random tenth of the data")
     fitp.add_argument("--out", type=Path, required=True)
+    slicep = sub.add_parser("slice", help="a job's positions after its committed slices, as a resumable file")
+    slicep.add_argument("full", type=Path, help="the job's --out file")
+    slicep.add_argument("--after", type=Path, nargs="*", default=[], metavar="SLICE",
+                        help="the job's earlier slices, in order")
+    slicep.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     try:
         if args.command == "positions":
@@ -175,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
             torch.set_num_threads(1)
             positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses,
                       args.teacher_ply)
+        elif args.command == "slice":
+            written, before = slice_after(args.full, args.after, args.out)
+            print(f"{written:,} positions after the first {before:,} -> {args.out}")
         else:
             if args.epochs < 0 or args.lr <= 0 or (args.lr_end is not None and args.lr_end < 0):
                 raise DataError("--epochs must be at least 0, --lr positive and --lr-end not negative")

@@ -207,11 +207,32 @@ def test_positions_with_near_misses_resume_exactly(student: Path, tmp_path: Path
     assert load_checkpoint(out).trainer_state["distilled"][0]["near_misses"] == [0, 2]
 
 
+def test_slices_make_up_the_job_and_the_newest_resumes_it(student: Path, tmp_path: Path) -> None:
+    """Slices cut from a growing job add up to it, and the newest alone carries the job on."""
+    job, first, second, resumed, whole = (tmp_path / f"{name}.npz" for name in ("job", "s1", "s2", "re", "whole"))
+    common = [str(student), "--teacher", str(student), "--seed", "5", "--chunk", "2"]
+    assert distill_main(["positions", *common, "--games", "2", "--out", str(job)]) == 0
+    assert distill_main(["slice", str(job), "--out", str(first)]) == 0
+    assert distill_main(["positions", *common, "--games", "4", "--out", str(job)]) == 0
+    assert distill_main(["slice", str(job), "--after", str(first), "--out", str(second)]) == 0
+    resumed.write_bytes(second.read_bytes())
+    assert distill_main(["positions", *common, "--games", "6", "--out", str(resumed)]) == 0
+    assert distill_main(["positions", *common, "--games", "6", "--out", str(whole)]) == 0
+    with np.load(first) as a, np.load(second) as b, np.load(resumed) as c, np.load(whole) as w:
+        assert int(a["games"]) == 2 and int(b["games"]) == 4 and int(c["games"]) == 6
+        parts = [a["boards"], b["boards"], c["boards"][len(b["boards"]):]]
+        assert all(len(part) for part in parts)
+        np.testing.assert_array_equal(np.concatenate(parts), w["boards"])
+        np.testing.assert_allclose(np.concatenate([a["targets"], c["targets"]]), w["targets"], atol=1e-6)
+
+
 def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
                                           capsys: pytest.CaptureFixture) -> None:
     data = tmp_path / "d.npz"
-    assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "2",
-                         "--out", str(data)]) == 0
+    other = tmp_path / "o.npz"
+    for path, seed in ((data, "1"), (other, "2")):
+        assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "2", "--seed", seed,
+                             "--out", str(path)]) == 0
     capsys.readouterr()
     cases = [
         ["positions", str(student), "--teacher", str(student), "--games", "4", "--seed", "9",
@@ -230,6 +251,9 @@ def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
         ["fit", str(student), str(data), "--lr-end", "-1", "--out", str(tmp_path / "x.pt")],
         ["fit", str(student), str(data), "--validate", str(data), "--out", str(tmp_path / "x.pt")],
         ["fit", str(student), str(data), "--validate", str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.pt")],
+        ["slice", str(data), "--after", str(data), "--out", str(tmp_path / "s.npz")],
+        ["slice", str(data), "--after", str(other), "--out", str(tmp_path / "s.npz")],
+        ["slice", str(data), "--out", str(data)],
     ]
     for argv in cases:
         assert distill_main(argv) == 2, argv
