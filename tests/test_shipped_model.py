@@ -1,6 +1,6 @@
 """The shipped model: an ensemble of three self-play nets, each distilled from our own 2-ply
-search and then widened to 512 units for five more fits (the last also on 3-ply values), that beats pubeval and random
-(issues 3 and 6)."""
+search and then widened to 512 units for five more fits (the last also on 3-ply values),
+that beats pubeval and random (issues 3 and 6)."""
 
 from __future__ import annotations
 
