@@ -1,5 +1,2 @@
-"""The rules core, encoder and evaluators. Importing it first keys numba's kernel cache on the sources."""
-
-from engine.cache import configure_numba
-
-configure_numba()
+"""The game of backgammon, torch-free: the rules core, encoder, evaluators and search,
+and by role cube/, formats/, gnubg/ and pit/. See docs/architecture.md."""

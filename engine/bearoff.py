@@ -17,9 +17,8 @@ import os
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-from engine.cache import cache_root
+from engine.cache import cache_root, kernel
 from engine.movegen import _ZOBRIST, MAX_PLAYS, generate_into
 
 N_POSITIONS = 54_264
@@ -34,7 +33,7 @@ def _binomials() -> np.ndarray:
 BINOM = _binomials()
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def bearoff_index(row, binom):
     """Rank of the home-board counts row[0..5] among all 54,264 (combinatorial number system)."""
     rank = 0
@@ -45,7 +44,7 @@ def bearoff_index(row, binom):
     return rank
 
 
-@njit(cache=True)
+@kernel
 def _build(binom, zobrist):
     counts = np.zeros((N_POSITIONS, 6), dtype=np.int8)
     pips = np.zeros(N_POSITIONS, dtype=np.int64)
@@ -127,7 +126,7 @@ def table() -> np.ndarray:
     return _TABLE
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def exact_race(board):
     """True when the database's answer is exact: all checkers home, both sides have borne off one."""
     for side in range(2):
@@ -141,7 +140,7 @@ def exact_race(board):
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def race_win_probability(board, dist, binom):
     """P(row 0 wins) for an afterstate (row 1 on roll) where exact_race(board) holds."""
     mine = dist[bearoff_index(board[0], binom)]
@@ -155,7 +154,7 @@ def race_win_probability(board, dist, binom):
     return 1.0 - p_they_win
 
 
-@njit(cache=True)
+@kernel
 def patch_exact_races(afterstates, probs, dist, binom):
     """Overwrite probs rows of exact bear-off races with the database's answer (gammons 0)."""
     for k in range(afterstates.shape[0]):

@@ -19,7 +19,7 @@ count of a net's first layer says which layout it reads.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.cache import kernel
 
 from engine.features import N_FEATURES, write_features
 
@@ -36,7 +36,7 @@ def input_count(features: bool) -> int:
     return N_FEATURE_INPUTS if features else N_INPUTS
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _fill(board, out):
     """Write the nonzero inputs of one afterstate into out, which must be all zeros."""
     for side in range(2):
@@ -61,14 +61,14 @@ def _fill(board, out):
     out[197] = 1.0
 
 
-@njit(cache=True)
+@kernel
 def encode_into(board, out):
     """Write the 198 inputs of one afterstate into out (float32[198])."""
     out[:] = 0.0
     _fill(board, out)
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def encode_sparse(board, idx, val):
     """Nonzero inputs of one afterstate into (idx, val); returns how many. Same values as encode_into."""
     k = 0
@@ -111,7 +111,7 @@ def encode_sparse(board, idx, val):
     return k + 1
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def encode_sparse_features(board, idx, val):
     """encode_sparse, then the N_FEATURES feature inputs (all of them, zeros included).
 
@@ -125,7 +125,7 @@ def encode_sparse_features(board, idx, val):
     return k + N_FEATURES
 
 
-@njit(cache=True)
+@kernel
 def encode_batch(boards, features=False):
     """(n, 2, 25) int8 afterstates -> (n, 198 [+ N_FEATURES]) float32 inputs."""
     out = np.zeros((boards.shape[0], N_FEATURE_INPUTS if features else N_INPUTS), dtype=np.float32)

@@ -4,6 +4,9 @@ An evaluator scores afterstates: int8 boards (n, 2, 25) whose row 0 is the side 
 just moved and row 1 the side now on roll. It returns (n, 5) float probabilities from
 row 0's view, in gnubg's order: P(win), P(win gammon), P(win backgammon),
 P(lose gammon), P(lose backgammon); gammons include backgammons.
+
+Also here: the shared clamps on any network's outputs, and the random evaluator (the
+weakest baseline).
 """
 
 from __future__ import annotations
@@ -84,3 +87,20 @@ def rule_out_gammons(boards: np.ndarray, probs: np.ndarray) -> np.ndarray:
         probs[has_borne_off, gammon] = 0.0
         probs[has_borne_off | (race & ~in_their_home[:, side]), backgammon] = 0.0
     return probs
+
+
+class RandomEvaluator:
+    """P(win) ~ U(0, 1) per afterstate, gammons 0; a generator seeded once at construction.
+
+    The best of n independent uniform scores is a uniformly random index, so a 1-ply search
+    with this evaluator plays a uniformly random legal play. Seeded, so games reproduce.
+    """
+
+    def __init__(self, seed: int | None = 0) -> None:
+        self.name = "random" if seed is None else f"random:{seed}"
+        self.rng = np.random.default_rng(seed)
+
+    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(afterstates), 5))
+        out[:, 0] = self.rng.random(len(afterstates))
+        return out

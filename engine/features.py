@@ -48,7 +48,7 @@ require.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.cache import kernel
 
 # Bump when any value below changes meaning; checkpoints of feature nets store it.
 FEATURES_VERSION = 3
@@ -62,7 +62,7 @@ FEATURE_COUNTS = {1: 2 * PER_SIDE, 2: 2 * (PER_SIDE + EXTRA_PER_SIDE), 3: N_FEAT
 BUILD_ORDER = np.array([5, 4, 3, 6, 2, 7], dtype=np.int64)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def _walk(sources, d, steps, open_, blots):
     """The blots that checkers at the bits of `sources` hit within `steps` moves of d pips.
     Bit t is the opponent's index t (24 = its bar); moving d pips is a shift right by d."""
@@ -74,7 +74,7 @@ def _walk(sources, d, steps, open_, blots):
     return hit
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _roll_hits(d1, d2, bar, checkers, open_, blots):
     """The blots the opponent, rolling d1-d2, can hit. Checkers on its bar enter first."""
     if d1 == d2:
@@ -106,13 +106,13 @@ def _roll_hits(d1, d2, bar, checkers, open_, blots):
     return hit
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def _reach(sources, d, open_, blots):
     """Points the checkers at `sources` can move d pips to without hitting (to play on from)."""
     return (sources >> d) & open_ & ~blots
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _shot_masks(me, opp):
     """(my blots, the points open to the opponent, its checkers, its points with two or
     more), as bits of its index t (my index 23 - t)."""
@@ -133,7 +133,7 @@ def _shot_masks(me, opp):
     return blots, open_, checkers, spare
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _doubles_hit_twice(d, bar, checkers, open_, blots):
     """Can the opponent, rolling d-d, hit two of my blots? One checker may hit twice on its
     way; else each blot costs the moves to reach it first, and the two cheapest must fit
@@ -169,7 +169,7 @@ def _doubles_hit_twice(d, bar, checkers, open_, blots):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _hits_twice(d1, d2, bar, checkers, spare, open_, blots):
     """Can the opponent, rolling d1-d2, hit two of my blots in one play?"""
     if d1 == d2:
@@ -194,7 +194,7 @@ def _hits_twice(d1, d2, bar, checkers, spare, open_, blots):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def shot_stats(me, opp):
     """(share of the opponent's 36 rolls that hit a blot of mine, mean pips my worst-hit
     blot loses over the 36 rolls, share of the rolls that hit two of my blots). A blot at
@@ -221,25 +221,25 @@ def shot_stats(me, opp):
     return hits / 36.0, loss / 36.0, doubles / 36.0
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def double_shots(me, opp):
     """Share of the opponent's 36 rolls that hit two or more of my blots."""
     return shot_stats(me, opp)[2]
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def shots(me, opp):
     """Share of the opponent's 36 rolls that hit at least one of my blots."""
     return shot_stats(me, opp)[0]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def _blocked(opp, i):
     """Does the opponent hold my index i (its index 23 - i)?"""
     return i >= 0 and opp[23 - i] >= 2
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def escapes(me, opp, p):
     """Share of my 36 rolls that carry a checker at my index p (24 = bar) past every
     opponent point in front of it; landing and touching points must be open."""
@@ -274,7 +274,7 @@ def escapes(me, opp, p):
     return count / 36.0
 
 
-@njit(cache=True)
+@kernel
 def _escape_table():
     """escapes() past the points held within 12 pips, for each of their 4,096 patterns:
     bit k of a pattern = the point k + 1 pips in front is held (gnubg's anEscapes)."""
@@ -292,14 +292,14 @@ def _escape_table():
 ESCAPE_TABLE = _escape_table()
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _escape_share(held, i):
     """escapes() for a checker on my index i, given held (bit j: the opponent holds its index
     j): the points 1..12 pips in front of my index i are the opponent's 24 - i + k."""
     return ESCAPE_TABLE[(held >> (24 - i)) & 4095]
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _builders(me, opp):
     """Points within 6 pips above the next home point I want with a checker to spare for it
     (a blot, a third checker, or a pair beyond my 8 point), over 6."""
@@ -313,7 +313,7 @@ def _builders(me, opp):
     return 0.0
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def half_features(me, opp, out, o, o2, o3):
     """Write my PER_SIDE values into out[o:o + PER_SIDE], my EXTRA_PER_SIDE into out[o2:]
     and my NEW_PER_SIDE into out[o3:]."""
@@ -396,7 +396,7 @@ def half_features(me, opp, out, o, o2, o3):
     out[o3 + 4] = spread / behind / 400.0 if behind else 0.0
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def write_features(board, out, o):
     """Write the N_FEATURES values of one afterstate (row 0 = us) into out[o:o + N_FEATURES]."""
     extra = o + 2 * PER_SIDE

@@ -33,6 +33,18 @@ class Player(Protocol):
         ...
 
 
+def index_of_play(plays: Sequence[Play], afterstate: np.ndarray, who: str) -> int:
+    """The index of `afterstate` among the legal plays: how a player that picks a resulting
+    position (a search, gnubg) answers Player.choose."""
+    afterstates = getattr(plays, "afterstates", None)
+    if afterstates is None:
+        afterstates = np.stack([p.after.board for p in plays])
+    hits = np.nonzero((afterstates == afterstate).all(axis=(1, 2)))[0]
+    if len(hits) == 0:
+        raise RuntimeError(f"{who} chose a play that is not among the legal plays")
+    return int(hits[0])
+
+
 class RandomPlayer:
     """Picks a legal play uniformly at random: the weakest baseline and a fuzzer for the rules."""
 

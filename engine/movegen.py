@@ -13,7 +13,7 @@ Boards follow engine.position: int8 (2, 25), row 0 the side on roll. A step is
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.cache import kernel
 
 MAX_PLAYS = 4096
 
@@ -22,7 +22,7 @@ _ZOBRIST = np.random.default_rng(20261129).integers(
 )
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _legal_step(board, src, die):
     """gnubg's LegalMove: may a checker at index src move die pips?"""
     dest = src - die
@@ -35,7 +35,7 @@ def _legal_step(board, src, die):
     return back <= 5 and (src == back or dest == -1)
 
 
-@njit(cache=True)
+@kernel
 def _board_hash(board, zobrist):
     h = 0
     for side in range(2):
@@ -44,7 +44,7 @@ def _board_hash(board, zobrist):
     return h
 
 
-@njit(cache=True)
+@kernel
 def _save(stack, depth, pips, steps_now, out_boards, out_steps, out_hash, meta, zobrist):
     """Keep a finished play if it uses the most dice and pips so far; de-duplicate."""
     n, best_depth, best_pips = meta[0], meta[1], meta[2]
@@ -76,7 +76,7 @@ def _save(stack, depth, pips, steps_now, out_boards, out_steps, out_hash, meta, 
     meta[0] = n + 1
 
 
-@njit(cache=True)
+@kernel
 def _search_order(board, dice, ndice, double, stack, steps_now, out_boards, out_steps,
                   out_hash, meta, zobrist):
     """Depth-first search of one dice order, without recursion (depth <= 4)."""
@@ -133,7 +133,7 @@ def _search_order(board, dice, ndice, double, stack, steps_now, out_boards, out_
                 pips -= dice[depth]
 
 
-@njit(cache=True)
+@kernel
 def generate_into(board, d1, d2, out_boards, out_steps, out_hash, zobrist):
     """Write every distinct legal afterstate of (board, d1-d2) into the buffers; return the count.
 

@@ -25,7 +25,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from numba import njit
+from engine.cache import kernel
 
 from engine.position import race_flags
 
@@ -44,7 +44,7 @@ def load_weights(path: Path = DATA) -> tuple[np.ndarray, np.ndarray]:
     return race, contact
 
 
-@njit(cache=True)
+@kernel
 def pubeval_inputs(board, x):
     """Write pubeval's 122 inputs of one afterstate (row 0 = mover) into x (float64[122])."""
     x[:] = 0.0
@@ -68,7 +68,7 @@ def pubeval_inputs(board, x):
     x[121] = (15 - on) / 15.0
 
 
-@njit(cache=True)
+@kernel
 def pubeval_scores(afterstates, race, race_weights, contact_weights):
     """Raw pubeval scores of a batch; +inf where the mover has borne off all 15."""
     n = afterstates.shape[0]

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from engine.cache import kernel
 
 from engine.dice import ALL_ROLLS
 from engine.evaluator import Evaluator, equity, flip, result_probs
@@ -111,7 +111,7 @@ def exact_results(boards: np.ndarray) -> np.ndarray:
     return points
 
 
-@njit(cache=True)
+@kernel
 def _expand(boards, rolls, out, group_start, buf_boards, buf_steps, buf_hash, zobrist):
     """Every roller's play for every (board, roll) into out; a roll with no play writes the board itself.
 
@@ -141,7 +141,7 @@ def _expand(boards, rolls, out, group_start, buf_boards, buf_steps, buf_hash, zo
     return total
 
 
-@njit(cache=True)
+@kernel
 def _best_in_groups(values, group_start):
     """Index of the largest value in each group (first one on ties)."""
     n_groups = group_start.shape[0] - 1

@@ -72,7 +72,7 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
     if _is_ensemble(payload):
         raise CheckpointError(
             f"{path} is an ensemble of {len(payload.get('members', []))} nets, and this needs one net: "
-            f"take one out with `python -m scripts.ensemble extract {path} INDEX --out FILE`")
+            f"take one out with `python -m scripts.lab.ensemble extract {path} INDEX --out FILE`")
     return _from_payload(payload, path)
 
 

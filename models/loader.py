@@ -13,7 +13,7 @@ from pathlib import Path
 from engine.errors import CheckpointError, TdgammonError
 from engine.evaluator import Evaluator
 from engine.pubeval import PubevalEvaluator
-from engine.random_player import RandomEvaluator
+from engine.evaluator import RandomEvaluator
 from models.paths import DEFAULT_MODEL
 
 EvaluatorFactory = Callable[[str | None], Evaluator]

@@ -1,4 +1,4 @@
-"""The `tdgammon` command: one subcommand per module `scripts/cmd_<name>.py`.
+"""The `tdgammon` command: one subcommand per module `scripts/commands/<name>.py`.
 
 Each module defines `register(subparsers)`, which adds its parser and sets `func`.
 Arguments are parsed only here; every user mistake surfaces as a TdgammonError
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="TD-Gammon-style backgammon engine: rules, evaluation, training, play.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"scripts.cmd_{name}").register(sub)
+        importlib.import_module(f"scripts.commands.{name}").register(sub)
     return parser
 
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from engine.matchid import decode_match_id
+from engine.formats.matchid import decode_match_id
 from scripts.cli import main
 
 START = "4HPwATDgc/ABMA"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cube import (CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision, cube_decision_2ply,
+from engine.cube.equity import (CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision, cube_decision_2ply,
                          cube_efficiency, match_cubeful_mwc)
 from engine.errors import CubeError
 from engine.movegen import generate

@@ -5,9 +5,9 @@ import json
 
 import numpy as np
 
-from engine.cube_play import play_cube_game, play_match
+from engine.cube.play import play_cube_game, play_match
 from engine.game import play_game
-from engine.pit import SearchPlayer
+from engine.pit.harness import SearchPlayer
 from engine.pubeval import PubevalEvaluator
 from scripts.cli import main
 
@@ -100,7 +100,7 @@ def test_pit_cube_refuses_gnubg_and_save(capsys, monkeypatch):
 
 
 def test_game_kind_is_the_checker_result_or_a_single_game_for_a_pass():
-    from engine.cube_play import CubeGameRecord
+    from engine.cube.play import CubeGameRecord
 
     assert CubeGameRecord(points=-4, result=-1, cube=4).kind == -1
     assert CubeGameRecord(points=6, result=3, cube=2).kind == 3
@@ -110,9 +110,10 @@ def test_game_kind_is_the_checker_result_or_a_single_game_for_a_pass():
 
 
 def test_pit_cube_reports_gammons_from_the_games_not_the_points(capsys, monkeypatch):
-    from engine.cube_play import EvaluatorCubeDecider, play_cube_pit_game
-    from engine.pit import seat_pit_game, summarize
-    from engine.random_player import RandomEvaluator
+    from engine.cube.play import EvaluatorCubeDecider, play_cube_pit_game
+    from engine.pit.harness import seat_pit_game
+    from engine.pit.stats import summarize
+    from engine.evaluator import RandomEvaluator
 
     games, seed = 8, 3
     code, out, _ = _run(capsys, monkeypatch, ["pit", "pubeval", "random:2", "--games", str(games), "--cube",

@@ -1,4 +1,4 @@
-"""Search distillation (training.distill, scripts/distill.py): the right targets, a fit that
+"""Search distillation (training.distill, scripts/lab/distill.py): the right targets, a fit that
 learns, positions files that resume exactly, and one-line errors for bad input."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from engine.evaluator import flip
 from engine.search import best_play, evaluate_afterstates, exact_results, rank_plays
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.network import NetworkEvaluator
-from scripts.distill import identify, main as distill_main
+from scripts.lab.distill import identify, main as distill_main
 from training.config import TrainConfig
 from training.distill import (NEAR_MISS_WINDOW, THREE_PLY_TEACHER_FILTER, TRIM, fit, near_misses, record_positions,
                               search_targets)

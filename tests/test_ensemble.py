@@ -1,4 +1,4 @@
-"""Ensembles (models.network.TDNetEnsemble, scripts/ensemble.py): the mean of member nets,
+"""Ensembles (models.network.TDNetEnsemble, scripts/lab/ensemble.py): the mean of member nets,
 kept whole in one file, refused by training with one line, and taken apart losslessly."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from engine.position import Position
 from models.checkpoint import load_checkpoint, load_members, load_play_net
 from models.loader import load_evaluator
 from models.network import NetworkEvaluator, TDNetEnsemble
-from scripts.ensemble import main as ensemble_main
+from scripts.lab.ensemble import main as ensemble_main
 from training.config import TrainConfig
 from training.trainer import Trainer
 
@@ -92,7 +92,7 @@ def test_training_refuses_an_ensemble_with_one_line_exit_2(ensemble: Path, tmp_p
     proc = subprocess.run([sys.executable, "-m", "scripts.cli", "train", "--resume", str(ensemble),
                            "--out", str(tmp_path / "run")], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and "scripts.ensemble extract" in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "scripts.lab.ensemble extract" in proc.stderr
     assert not (tmp_path / "run").exists()
 
 

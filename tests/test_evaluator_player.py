@@ -7,7 +7,7 @@ from engine.game import EvaluatorPlayer, RandomPlayer, play_game
 from engine.notation import play_list
 from engine.position import Position, is_race
 from engine.pubeval import PubevalEvaluator
-from engine.random_player import RandomEvaluator
+from engine.evaluator import RandomEvaluator
 from engine.search import rank_plays
 
 # Contact before the move; pubeval's 1-ply choice depends on using the contact weights

@@ -1,4 +1,4 @@
-"""serve's cube answers come from engine.cube: doubles (when offered) and take/drop.
+"""serve's cube answers come from engine.cube.equity: doubles (when offered) and take/drop.
 
 The board lines were sent by gnubg 1.07 to `tdgammon serve` in a money session: one
 before our roll (centred cube), one while gnubg's double from 1 to 2 was pending, and
@@ -7,8 +7,8 @@ before our roll (centred cube), one while gnubg's double from 1 to 2 was pending
 
 import numpy as np
 
-from engine.extbot import ExternalBot, cube_for
-from engine.fibs import parse_fibs_board
+from engine.gnubg.extbot import ExternalBot, cube_for
+from engine.formats.fibs import parse_fibs_board
 
 BEFORE_ROLL = ("board:gnubg:root:0:0:0:0:0:-1:1:2:0:3:2:2:0:0:0:-2:2:0:0:-1:-1:-3:-3:-2:0:3:-2:0:0:-1:0:0:0:0:"
                "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
@@ -61,8 +61,8 @@ def test_a_beaver_of_our_double_is_answered_by_us():
 
 
 def test_the_beaver_answer_is_our_double_of_the_beavered_cube():
-    from engine.cube import cube_decision, cube_efficiency
-    from engine.fibs import parse_fibs_board as parse
+    from engine.cube.equity import cube_decision, cube_efficiency
+    from engine.formats.fibs import parse_fibs_board as parse
     from engine.search import evaluate_position
 
     fb = parse(BEAVERED)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from engine.fibs import FibsBoardError, parse_fibs_board
+from engine.formats.fibs import FibsBoardError, parse_fibs_board
 from engine.position import Position
 
 # Recorded from `gnubg -t` with `set player 0 external ...` (our side is O, turn -1) and

@@ -1,5 +1,5 @@
 """End to end with the real GNU Backgammon: gnubg plays `serve` in both seats, pit vs gnubg,
-.mat import, gnubg's equities as a judge (scripts/move_error.py).
+.mat import, gnubg's equities as a judge (scripts/lab/move_error.py).
 
 Our side is pubeval, the fastest player. Skipped, with the reason, when /usr/games/gnubg
 is absent.
@@ -14,13 +14,13 @@ import threading
 import numpy as np
 import pytest
 
-from engine.extbot import ExternalBot
-from engine.fibs import parse_fibs_board
+from engine.gnubg.extbot import ExternalBot
+from engine.formats.fibs import parse_fibs_board
 from engine.notation import legal_plays, parse_play
 from engine.position import Position
 from engine.pubeval import PubevalEvaluator
 from scripts.cli import main
-from scripts.cmd_serve import serve_connection
+from scripts.commands.serve import serve_connection
 
 GNUBG = "/usr/games/gnubg"
 pytestmark = pytest.mark.skipif(shutil.which(GNUBG) is None,
@@ -153,7 +153,7 @@ class AlwaysDoubles:
 
 @pytest.mark.parametrize("seat", [0, 1])
 def test_gnubg_beavers_our_doubles_and_the_games_go_on(seat):
-    """Beavers on: every beaver is answered (take/drop by engine.cube) and every game finishes.
+    """Beavers on: every beaver is answered (take/drop by engine.cube.equity) and every game finishes.
 
     gnubg 1.07 pauses after an external player takes a beaver (the turn stays with it), so
     the script sends `play` lines after each new game; a spare `play` only prints "No game".
@@ -196,7 +196,7 @@ def test_gnubg_beavers_our_doubles_and_the_games_go_on(seat):
 
 
 def test_gnubg_equity_requests_and_errors():
-    from engine.pit import GnubgProcess
+    from engine.gnubg.process import GnubgProcess
     board = np.zeros((2, 25), dtype=np.int8)
     board[0, 0] = 1          # I bear off my last checker with any roll...
     board[1, 12] = 15        # ...while all of theirs are still outside their home: a gammon
@@ -211,7 +211,7 @@ def test_gnubg_equity_requests_and_errors():
 
 
 def test_move_error_judges_plays_with_gnubg(capsys):
-    from scripts.move_error import main as move_error
+    from scripts.lab.move_error import main as move_error
     assert move_error(["pubeval", "pubeval", "--reference", "pubeval", "--games", "2",
                        "--gnubg-plies", "0"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -222,7 +222,7 @@ def test_move_error_judges_plays_with_gnubg(capsys):
 
 
 def test_move_error_lists_the_costliest_decisions(capsys):
-    from scripts.move_error import main as move_error
+    from scripts.lab.move_error import main as move_error
     assert move_error(["pubeval", "--reference", "pubeval", "--games", "2", "--gnubg-plies", "0",
                        "--worst", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()

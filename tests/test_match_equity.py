@@ -5,7 +5,7 @@ import itertools
 import pytest
 
 from engine.errors import CubeError
-from engine.match_equity import max_match_length, mwc, mwc_after, outcome_mwcs
+from engine.cube.match_equity import max_match_length, mwc, mwc_after, outcome_mwcs
 
 
 def test_mwc_in_unit_interval_and_symmetric():

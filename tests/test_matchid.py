@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import MatchIdError
-from engine.matchid import CENTRED, MatchState, decode_match_id, encode_match_id
+from engine.formats.matchid import CENTRED, MatchState, decode_match_id, encode_match_id
 
 # (Match ID printed by gnubg 1.07.001, the state set with gnubg commands)
 GNUBG_IDS = [

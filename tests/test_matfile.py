@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from engine.game import RandomPlayer, play_game
-from engine.matfile import MatGame, format_mat, write_mat
-from engine.pit import to_mat_game
+from engine.formats.matfile import MatGame, format_mat, write_mat
+from engine.pit.harness import to_mat_game
 
 GNUBG = "/usr/games/gnubg"
 

@@ -1,10 +1,10 @@
-"""scripts/move_error.py without gnubg: its players and its --filters (the judging is in test_gnubg_e2e)."""
+"""scripts/lab/move_error.py without gnubg: its players and its --filters (the judging is in test_gnubg_e2e)."""
 
 import pytest
 
 from engine.errors import TdgammonError
 from engine.search import MoveFilter
-from scripts.move_error import build, parse_filters
+from scripts.lab.move_error import build, parse_filters
 
 
 def test_filters_parse_and_bad_ones_are_refused() -> None:
@@ -26,7 +26,7 @@ def test_a_two_ply_player_is_judged_once_per_filter() -> None:
 def test_phases_split_the_loss() -> None:
     import numpy as np
     from engine.position import Position
-    from scripts.move_error import phase, phase_lines
+    from scripts.lab.move_error import phase, phase_lines
     race = np.zeros((2, 25), dtype=np.int8)
     race[0, 10], race[1, 3] = 15, 15
     home = np.zeros((2, 25), dtype=np.int8)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.ascii_board import render
+from engine.formats.ascii_board import render
 from engine.movegen import generate
 from engine.notation import format_play, parse_play
 from engine.position import Position, decode_position_id, encode_position_id

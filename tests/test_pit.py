@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from engine.errors import TdgammonError
-from engine.pit import (GameResult, GnubgProcess, SearchPlayer, parse_player_spec, play_pit_game,
-                        summarize)
+from engine.gnubg.process import GnubgProcess
+from engine.pit.harness import SearchPlayer, parse_player_spec, play_pit_game
+from engine.pit.stats import GameResult, summarize
 from engine.pubeval import PubevalEvaluator
-from engine.random_player import RandomEvaluator
+from engine.evaluator import RandomEvaluator
 from scripts.cli import main
 
 
@@ -107,7 +108,7 @@ def test_a_gnubg_that_dies_at_start_says_why(tmp_path):
 
 
 def test_pit_without_gnubg_stops_before_its_workers_start(monkeypatch, capsys):
-    monkeypatch.setattr("engine.pit.GNUBG", "/nonexistent/gnubg")
+    monkeypatch.setattr("engine.gnubg.process.GNUBG", "/nonexistent/gnubg")
     assert main(["pit", "pubeval", "gnubg", "--games", "2", "--workers", "2", "--no-progress"]) == 2
     assert "gnubg is not installed" in capsys.readouterr().err
 
@@ -140,7 +141,7 @@ def test_cubeless_results_are_their_own_kinds():
 
 
 def test_seating_gives_a_pair_the_same_dice_with_the_players_swapped():
-    from engine.pit import seat_pit_game
+    from engine.pit.harness import seat_pit_game
 
     a, b = SearchPlayer(PubevalEvaluator(), 1, "a"), SearchPlayer(RandomEvaluator(), 1, "b")
     even = seat_pit_game(a, b, 9, 4, duplicate=True)
@@ -162,6 +163,6 @@ def test_json_is_strict_json_when_the_interval_is_undefined(capsys):
 
 def test_the_shared_95_percent_interval() -> None:
     import math
-    from engine.stats import ci95
+    from engine.pit.stats import ci95
     assert ci95(np.array([1.0, -1.0, 1.0, -1.0])) == pytest.approx(1.96 * math.sqrt(4 / 3) / 2)
     assert math.isnan(ci95(np.array([0.5]))) and ci95([0.5], single=math.inf) == math.inf

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine.ascii_board import render
+from engine.formats.ascii_board import render
 from engine.dice import parse_dice
 from engine.evaluator import equity, rule_out_gammons, sanity_clamp
 from engine.movegen import generate

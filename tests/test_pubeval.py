@@ -12,7 +12,7 @@ import pytest
 from engine.game import RandomPlayer, play_game
 from engine.position import Position, decode_position_id, is_race
 from engine.pubeval import PubevalEvaluator
-from engine.random_player import RandomEvaluator
+from engine.evaluator import RandomEvaluator
 from engine.search import rank_plays
 
 ORACLE = Path(__file__).resolve().parent / "data" / "gnubg-legal-moves.jsonl"

@@ -86,7 +86,7 @@ def test_same_seed_replays_the_same_game():
 
 
 def test_swapping_players_with_the_same_seed_swaps_the_dice():
-    """Duplicate dice (engine.pit relies on it): same seed, sides swapped, same roll per turn."""
+    """Duplicate dice (engine.pit.harness relies on it): same seed, sides swapped, same roll per turn."""
     a = play_game(RandomPlayer(np.random.default_rng(1)), RandomPlayer(np.random.default_rng(2)),
                   np.random.default_rng(99), max_turns=40)
     b = play_game(RandomPlayer(np.random.default_rng(3)), RandomPlayer(np.random.default_rng(4)),

@@ -3,7 +3,7 @@
 X is on roll and moves from 24 down to 1 (points 1-12 along the bottom); O is the
 opponent. A stack taller than five shows its count in its fifth row; bar checkers sit
 in the BAR column (O's on top, X's below). `diagram()` reads these drawings, and each
-test also checks that engine.ascii_board draws the board back exactly as written.
+test also checks that engine.formats.ascii_board draws the board back exactly as written.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from engine.ascii_board import render
+from engine.formats.ascii_board import render
 from engine.dice import ALL_ROLLS, opening_roll
 from engine.errors import MoveError
 from engine.notation import legal_plays, parse_play

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.pit import SearchPlayer, play_pit_game, summarize
+from engine.pit.harness import SearchPlayer, play_pit_game
+from engine.pit.stats import summarize
 from models.checkpoint import load_checkpoint, load_members
 from models.loader import load_evaluator
 from models.paths import DEFAULT_MODEL, TESAURO_MODEL
@@ -68,7 +69,7 @@ def test_shipped_model_is_three_self_play_nets_each_describing_itself() -> None:
 
 
 def test_each_member_was_distilled_in_ten_rounds() -> None:
-    """The model card's last steps: scripts.distill fit, each round on new positions valued
+    """The model card's last steps: scripts.lab.distill fit, each round on new positions valued
     by the previous round's ensemble (the tenth by it at 2-ply and by its member 0 at 3-ply),
     each fit lowering the held-out error; the sixth, after widening, with Adam's step falling
     from 3e-3 to 0, the seventh (6 epochs) and the rest (8) from 1e-3 to 0 and measured on

@@ -239,7 +239,7 @@ def test_smoke_config_learns(tmp_path: Path) -> None:
 
 # -- widening a trained net -------------------------------------------------------------
 def test_widened_checkpoint_computes_the_same_and_trains_on(tmp_path: Path) -> None:
-    from scripts.widen_checkpoint import main as widen_main
+    from scripts.lab.widen_checkpoint import main as widen_main
 
     cfg = TrainConfig(**{**TINY, "features": True})
     Trainer(cfg, tmp_path / "run", total_games=50, progress=False).run()
@@ -266,7 +266,7 @@ def test_widened_checkpoint_computes_the_same_and_trains_on(tmp_path: Path) -> N
 
 
 def test_widen_refuses_a_narrower_net(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    from scripts.widen_checkpoint import main as widen_main
+    from scripts.lab.widen_checkpoint import main as widen_main
 
     Trainer(TrainConfig(**TINY), tmp_path / "run", total_games=25, progress=False).run()
     assert widen_main([str(tmp_path / "run" / "checkpoint.pt"), "--hidden", "8",
@@ -276,7 +276,7 @@ def test_widen_refuses_a_narrower_net(tmp_path: Path, capsys: pytest.CaptureFixt
 
 # -- averaging snapshots ----------------------------------------------------------------
 def test_averaged_checkpoint_is_the_mean_and_resumes(tmp_path: Path) -> None:
-    from scripts.average_checkpoints import main as average_main
+    from scripts.lab.average_checkpoints import main as average_main
 
     cfg = TrainConfig(**{**TINY, "checkpoint_every": 25, "snapshot_every": 25})
     Trainer(cfg, tmp_path / "run", total_games=50, progress=False).run()
@@ -293,7 +293,7 @@ def test_averaged_checkpoint_is_the_mean_and_resumes(tmp_path: Path) -> None:
 
 
 def test_average_refuses_different_nets(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    from scripts.average_checkpoints import main as average_main
+    from scripts.lab.average_checkpoints import main as average_main
 
     for name, hidden in (("a", 8), ("b", 12)):
         Trainer(TrainConfig(**{**TINY, "hidden": hidden}), tmp_path / name, total_games=25,

@@ -16,7 +16,7 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from engine.position import Position
-from engine.random_player import RandomEvaluator
+from engine.evaluator import RandomEvaluator
 from scripts.webapp.game import Game, SequenceDice
 from scripts.webapp.rules import TurnPlanner
 from scripts.webapp.server import create_app

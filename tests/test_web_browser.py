@@ -24,7 +24,7 @@ if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
     pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 uvicorn = pytest.importorskip("uvicorn")
 
-from engine.random_player import RandomEvaluator  # noqa: E402
+from engine.evaluator import RandomEvaluator  # noqa: E402
 from scripts.webapp.game import SequenceDice  # noqa: E402
 from scripts.webapp.server import create_app  # noqa: E402
 
@@ -61,7 +61,7 @@ def server():
 
 
 class EvenEvaluator:
-    """Every position an even game (P(win) 0.5, no gammons): engine.cube never doubles it
+    """Every position an even game (P(win) 0.5, no gammons): engine.cube.equity never doubles it
     and always takes, so the computer's cube answers in the browser tests are known."""
 
     name = "even"

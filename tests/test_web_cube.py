@@ -14,7 +14,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from engine.cube import MAX_CUBE, CubeInfo
+from engine.cube.equity import MAX_CUBE, CubeInfo
 from scripts.webapp.computer import ComputerPlayer
 from scripts.webapp.game import Game, SequenceDice
 from scripts.webapp.server import create_app
@@ -25,7 +25,7 @@ class FixedEvaluator:
     """Every afterstate: the side that just moved wins with probability `win`, no gammons.
 
     So the side on roll, before its roll, always sees 1 - win: 0.1 makes every side on roll
-    a 90% favourite (engine.cube: "Double, pass"), 0.5 an even game ("No double, take").
+    a 90% favourite (engine.cube.equity: "Double, pass"), 0.5 an even game ("No double, take").
     """
 
     name = "fixed"

@@ -1,3 +1,1 @@
-"""TD(lambda) self-play and distillation. Importing engine first keys numba's kernel cache on the sources."""
-
-import engine  # noqa: F401
+"""TD(lambda) self-play, distillation, actors and learner. See docs/training.md."""

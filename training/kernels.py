@@ -16,7 +16,7 @@ fixed-view outcome.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.cache import kernel
 
 from engine.bearoff import BINOM, MAX_ROLLS, exact_race, race_win_probability, table
 from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse, encode_sparse_features
@@ -36,7 +36,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
 # ----------------------------------------------------------------------------- dice
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def next_u64(rng):
     """splitmix64 step; the whole generator state is rng[0], so it checkpoints as one int."""
     rng[0] += _GOLDEN
@@ -46,13 +46,13 @@ def next_u64(rng):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def uniform(rng):
     """A float in [0, 1) with 53 random bits."""
     return (next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def roll_die(rng):
     # Rejection sampling keeps all six faces exactly equally likely.
     limit = np.uint64(18446744073709551614)  # 6 * floor(2**64 / 6) - 1
@@ -63,7 +63,7 @@ def roll_die(rng):
 
 
 # ------------------------------------------------------------------------ game steps
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def start_game(board, rng):
     """Set the starting position and return the opening roll (d1, d2), ties re-rolled."""
     board[:, :] = 0
@@ -80,7 +80,7 @@ def start_game(board, rng):
     return d1, d2
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def swap_sides(board):
     """Turn change in place: the next mover sees the board from its side."""
     for i in range(25):
@@ -90,7 +90,7 @@ def swap_sides(board):
 
 
 # -------------------------------------------------------------------------- network
-@njit(cache=True, nogil=True, fastmath=True)
+@kernel(nogil=True, fastmath=True)
 def forward_sparse(w1, b1, w2, b2, idx, val, n_active, hidden, out):
     """Hidden activations and the 5 outputs of one encoded afterstate."""
     H = b1.shape[0]
@@ -110,7 +110,7 @@ def forward_sparse(w1, b1, w2, b2, idx, val, n_active, hidden, out):
         out[k] = 1.0 / (1.0 + np.exp(-s))
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _rearmost(board, side):
     """Index of the side's rearmost checker (bar = 24), or -1 when it has none left."""
     for i in range(24, -1, -1):
@@ -119,7 +119,7 @@ def _rearmost(board, side):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _is_race(board):
     """engine.position.is_race for one board: no contact left."""
     mine = _rearmost(board, 0)
@@ -127,7 +127,7 @@ def _is_race(board):
     return mine < 0 or theirs < 0 or mine + theirs < 23
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _has_borne_off(board, side):
     total = 0
     for i in range(25):
@@ -135,7 +135,7 @@ def _has_borne_off(board, side):
     return total < CHECKERS
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def ruled_equity(board, y):
     """Cubeless equity of afterstate board's outputs y as the play-time evaluator scores
     them: gnubg's sanity clamp, then the gammons the position rules out at zero
@@ -160,7 +160,7 @@ def ruled_equity(board, y):
     return 2.0 * win - 1.0 + wg - lg + wbg - lbg
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def outcome_vector(board, out):
     """Exact outputs of a finished game from row 0's view (row 0 has borne off all)."""
     loser_total = 0
@@ -176,7 +176,7 @@ def outcome_vector(board, out):
     out[4] = 0.0
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def is_finished(board):
     for i in range(25):
         if board[0, i] > 0:
@@ -217,14 +217,14 @@ class Scratch:
 
 
 # ------------------------------------------------------------------------ move choice
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def is_terminal(board, dist):
     """Is this afterstate's value known exactly: a finished game or, with a bear-off table
     (dist not empty), an exact bear-off race?"""
     return is_finished(board) or (dist.shape[0] > 0 and exact_race(board))
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def terminal_value(board, dist, binom, out):
     """The exact outputs of a terminal afterstate from row 0's view (no gammons in a bear-off race)."""
     if is_finished(board):
@@ -234,7 +234,7 @@ def terminal_value(board, dist, binom, out):
         out[0] = race_win_probability(board, dist, binom)
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashes, zobrist,
                idx, val, hidden, y, best_hidden, best_idx, best_val, best_y, dist, binom):
     """Play the best 1-ply afterstate (or, with probability epsilon, a random one).
@@ -280,7 +280,7 @@ def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashe
 
 
 # ----------------------------------------------------------------------- TD(lambda)
-@njit(cache=True, nogil=True, fastmath=True)
+@kernel(nogil=True, fastmath=True)
 def apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam):
     """w += alpha * sum_k delta_k e_k, then every trace decays by lambda (one fused pass)."""
     K, I, H = e_w1.shape
@@ -301,7 +301,7 @@ def apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam
             e_b2[k, m] *= lam
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@kernel(nogil=True, fastmath=True)
 def add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flipped, input_lr):
     """Add the gradient of the fixed-view prediction to the traces (sparse inputs).
 
@@ -324,7 +324,7 @@ def add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flip
                 e_w1[k, i, j] += v * dy * w2[j, m] * hidden[j] * (1.0 - hidden[j])
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, first, idx, val, n_active,
             hidden, y, flipped, alpha, lam, stats, input_lr):
     """One online TD(lambda) step on the fixed-view prediction cur (y's view when flipped).
@@ -343,7 +343,7 @@ def td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, first, idx, val, 
         prev[:] = cur
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def reset_traces(e_w1, e_b1, e_w2, e_b2):
     e_w1[:] = 0.0
     e_b1[:] = 0.0
@@ -351,7 +351,7 @@ def reset_traces(e_w1, e_b1, e_w2, e_b2):
     e_b2[:] = 0.0
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def fixed_view(y, flipped, out):
     for k in range(N_OUT):
         if flipped:
@@ -360,7 +360,7 @@ def fixed_view(y, flipped, out):
             out[k] = y[k]
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
                 boards, steps, hashes, idx, val, hidden, y, best_hidden, best_idx,
                 best_val, best_y, e_w1, e_b1, e_w2, e_b2, stats, dist, binom, input_lr):
@@ -397,7 +397,7 @@ def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
 OPP_RANDOM, OPP_PUBEVAL = 0, 1
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _pubeval_choice(board, n, boards, race_w, contact_w, x):
     """Index of pubeval's play among boards[:n] (race weights if the pre-move board is a race)."""
     w = race_w if _is_race(board) else contact_w
@@ -416,7 +416,7 @@ def _pubeval_choice(board, n, boards, race_w, contact_w, x):
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def play_benchmark(w1, b1, w2, b2, opponent, race_w, contact_w, n_games, rng, zobrist,
                    boards, steps, hashes, idx, val, hidden, y, best_hidden, best_idx,
                    best_val, best_y, points, dist, binom):

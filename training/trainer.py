@@ -17,14 +17,14 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine.errors import CheckpointError, TdgammonError
-from engine.stats import ci95
+from engine.pit.stats import ci95
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from training.config import TrainConfig
 from training.selfplay import SelfPlay, Weights, benchmark, initial_net, seed_state
 
 CHECKPOINT_NAME = "checkpoint.pt"
-# A net's records of what was done to it outside training (scripts.distill fit,
-# scripts.widen_checkpoint): a resumed run keeps them as they were.
+# A net's records of what was done to it outside training (scripts.lab.distill fit,
+# scripts.lab.widen_checkpoint): a resumed run keeps them as they were.
 HISTORY_KEYS = ("distilled", "widened")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from engine.cache import kernel
 
 from engine.encoder import N_INPUTS, encode_sparse, encode_sparse_features
 from engine.movegen import _ZOBRIST
@@ -44,7 +44,7 @@ class TrajectoryBatch:
 
 
 # ------------------------------------------------------------------------ actor kernel
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def play_games(w1, b1, w2, b2, n_games, epsilon, rng, zobrist, boards, steps, hashes, idx,
                val, hidden, y, best_hidden, best_idx, best_val, best_y, out, offsets, dist, binom):
     """Play n_games of 1-ply self-play with frozen weights, recording every chosen afterstate.
@@ -93,7 +93,7 @@ def record_games(weights: tuple[np.ndarray, ...], n_games: int, epsilon: float,
 
 
 # ---------------------------------------------------------------------- learner kernel
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y,
                 e_w1, e_b1, e_w2, e_b2, stats, dist, binom, input_lr):
     """Online TD(lambda) over recorded games, in order, updating the weights after every move.

@@ -3,7 +3,7 @@
 Plays are ranked by engine.search.rank_plays (1-ply: every afterstate scored by the
 evaluator; 2-ply: the best candidates averaged over the opponent's 21 replies). Easy adds
 Gaussian noise to each play's equity before taking the best, as gnubg's weaker levels do.
-Cube actions (games "with cube") come from engine.cube_play.EvaluatorCubeDecider, the
+Cube actions (games "with cube") come from engine.cube.play.EvaluatorCubeDecider, the
 decider pit uses: Janowski's money cube at 1-ply for Easy and Medium, the 2-ply cube
 decision over the 21 rolls for Hard, without noise. Measured with the default model on
 this 2-core machine under load: Medium ~0.2 ms a cube decision, Hard ~60 ms (at most
@@ -16,8 +16,8 @@ import random
 
 import numpy as np
 
-from engine.cube import CubeInfo
-from engine.cube_play import EvaluatorCubeDecider
+from engine.cube.equity import CubeInfo
+from engine.cube.play import EvaluatorCubeDecider
 from engine.evaluator import Evaluator
 from engine.position import Position
 from engine.search import Play, rank_plays

@@ -14,7 +14,7 @@ beavers off): before rolling, the side on turn that holds the cube (centred or i
 may double; the game then waits in phase "doubled" (turn stays with the doubler) until
 the opponent takes (the cube doubles and goes to the taker; the doubler rolls) or passes
 (the doubler wins the cube's value before the double). Every result, resignation
-included, is multiplied by the cube value. The computer's cube actions are engine.cube's.
+included, is multiplied by the cube value. The computer's cube actions are engine.cube.equity's.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.cube import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo
+from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo
 from engine.notation import format_play
 from engine.position import Position, game_result
 from scripts.webapp.computer import ComputerPlayer
@@ -188,7 +188,7 @@ class Game:
     # ----- the cube ------------------------------------------------------------------
 
     def cube_info(self, side: int) -> CubeInfo:
-        """The cube seen by `side` (money play, Jacoby and beavers off), for engine.cube."""
+        """The cube seen by `side` (money play, Jacoby and beavers off), for engine.cube.equity."""
         if self.cube_owner is None:
             owner = CENTRE
         else:

@@ -1,0 +1,1 @@
+"""Cubeful equity, match equity and games with the cube."""

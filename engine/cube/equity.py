@@ -1,0 +1,486 @@
+"""Cube decisions: cubeful equity from the 5 cubeless probabilities, money and match play.
+
+Everything is seen from the side on roll ("me"), before its roll, and probabilities are
+in engine.evaluator's order from my view.
+
+Cubeful equity (Janowski): the true value lies between the dead-cube value (the cubeless
+outcome, nobody ever doubles again) and the fully live value (the cube is turned at the
+exact take/cash points of an idealised continuous game, so equity is piecewise linear in
+P(win)). It is interpolated with the cube efficiency x: cubeful = (1 - x) dead + x live.
+x = 0.68 in contact; in a race 0.55 + 0.00125 * (my pips), clamped to 0.6..0.7.
+
+- Money play uses Janowski's closed forms (as gnubg's Cl2CfMoney): W and L are the mean
+  values of a win and a loss, the take point with a live cube (L - 1/2)/(W + L + 1/2)
+  and the cash point (L + 1)/(W + L + 1/2). Jacoby: with a centred cube gammons count
+  single. Beavers: as gnubg, a taker whose take is profitable (Double/Take below 0 from
+  the doubler's view) beavers; this names the answer and leaves the equities as they are.
+- Match play works in match winning chances (engine.cube.match_equity). The take point of a
+  double to cube v is computed recursively from the highest useful cube down (a cube that
+  a player cannot use any more is dead: he needs no more than the cube's value, the
+  Crawford game, the top cube), mixing the dead and live take points with x; the cubeful
+  MWC is then the same piecewise-linear interpolation between the game's outcomes and the
+  cash points. Results are reported as normalised equity (EMG: -1 = losing the current
+  cube's value, +1 = winning it), as gnubg does, and as MWC.
+
+Decisions (all normalised to the current cube value): No double (ND), Double/Take (DT),
+Double/Pass (DP, exactly +1). The taker chooses the smaller of DT and DP (a tie takes);
+the doubler doubles when that beats ND; "too good" when ND is above DP. The proper
+action's equity is max(ND, min(DT, DP)). The wording follows gnubg's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
+
+from engine.errors import CubeError
+from engine.evaluator import WIN, WIN_BACKGAMMON, WIN_GAMMON, LOSE_BACKGAMMON, LOSE_GAMMON, Evaluator, equity, flip
+from engine.cube.match_equity import is_post_crawford, max_match_length, mwc_after, outcome_mwcs
+from engine.position import ME, is_race
+
+CENTRE, ME_OWNS, OPP_OWNS = "centre", "me", "opponent"
+OWNERS = (CENTRE, ME_OWNS, OPP_OWNS)
+MAX_CUBE = 1 << 15
+
+CONTACT_EFFICIENCY = 0.68
+RACE_BASE, RACE_PER_PIP, RACE_MIN, RACE_MAX = 0.55, 0.00125, 0.6, 0.7
+
+_EPS = 1e-7
+
+
+@dataclass(frozen=True)
+class CubeInfo:
+    """The cube and the match, from the side on roll.
+
+    value: the cube value (a power of 2); owner: CENTRE, ME_OWNS or OPP_OWNS.
+    match_length 0 = money play (jacoby, beavers apply); else score = (my points,
+    opponent's points) already won, crawford = this game is the Crawford game.
+    """
+
+    value: int = 1
+    owner: str = CENTRE
+    jacoby: bool = False
+    beavers: bool = False
+    match_length: int = 0
+    score: tuple[int, int] = (0, 0)
+    crawford: bool = False
+
+    def __post_init__(self) -> None:
+        v = self.value
+        if not isinstance(v, int) or v < 1 or v & (v - 1) or v > MAX_CUBE:
+            raise CubeError(f"cube value must be a power of 2 from 1 to {MAX_CUBE}, got {v}")
+        if self.owner not in OWNERS:
+            raise CubeError(f"cube owner must be one of {', '.join(OWNERS)}, got {self.owner!r}")
+        if self.match_length == 0:
+            if self.score != (0, 0) or self.crawford:
+                raise CubeError("a score or the Crawford flag needs a match length (--match N)")
+            return
+        n = self.match_length
+        if not 1 <= n <= max_match_length():
+            raise CubeError(f"match length must be 1..{max_match_length()}, got {n}")
+        if self.jacoby or self.beavers:
+            raise CubeError("the Jacoby rule and beavers apply to money play only, not to matches")
+        a, b = self.score
+        if not (0 <= a < n and 0 <= b < n):
+            raise CubeError(f"score {a}-{b} is not a running score of a {n}-point match")
+        if self.crawford:
+            if n - a != 1 and n - b != 1:
+                raise CubeError(f"score {a}-{b} in a {n}-point match cannot be the Crawford game "
+                                "(nobody is 1-away)")
+
+    @property
+    def is_money(self) -> bool:
+        return self.match_length == 0
+
+    @property
+    def need(self) -> tuple[int, int]:
+        """Points still needed (me, opponent) in a match."""
+        return self.match_length - self.score[0], self.match_length - self.score[1]
+
+    @property
+    def post_crawford(self) -> bool:
+        return not self.is_money and is_post_crawford(*self.need, self.crawford)
+
+    def swapped(self) -> CubeInfo:
+        """The same cube seen by the opponent (turn change)."""
+        owner = {CENTRE: CENTRE, ME_OWNS: OPP_OWNS, OPP_OWNS: ME_OWNS}[self.owner]
+        return replace(self, owner=owner, score=(self.score[1], self.score[0]))
+
+    def doubled(self) -> CubeInfo:
+        """After I double and the opponent takes: twice the value, on the opponent's side."""
+        return replace(self, value=2 * self.value, owner=OPP_OWNS)
+
+    def may_double(self) -> bool:
+        """I have the cube (centred or mine) and the rules let me turn it."""
+        return self.owner != OPP_OWNS and _can_double(self, self.value)
+
+    def cube_dead_for_me(self) -> bool:
+        """A match cube I hold but doubling cannot help: I already win the match by winning this game."""
+        return not self.is_money and self.owner != OPP_OWNS and not self.crawford and self.need[0] <= self.value
+
+
+def _can_double(cube: CubeInfo, value: int) -> bool:
+    """May the side on roll turn a cube of this value (ownership aside)? Dead cubes may not."""
+    if 2 * value > MAX_CUBE:
+        return False
+    if cube.is_money:
+        return True
+    if cube.crawford:
+        return False
+    return cube.need[0] > value
+
+
+def cube_efficiency(board: np.ndarray) -> float:
+    """x for Janowski's interpolation: 0.68 in contact; races grow with my pip count, 0.6..0.7."""
+    board = np.asarray(board)
+    if not is_race(board):
+        return CONTACT_EFFICIENCY
+    pips = int(board[ME] @ np.arange(1, 26))
+    return float(min(RACE_MAX, max(RACE_MIN, RACE_BASE + RACE_PER_PIP * pips)))
+
+
+# ---------------------------------------------------------------------------------------
+# Money play
+
+
+def _win_loss_values(p: np.ndarray) -> tuple[float, float]:
+    """W, L: the mean number of points of a win and of a loss (1 when there are none)."""
+    w = 1.0 + (p[WIN_GAMMON] + p[WIN_BACKGAMMON]) / p[WIN] if p[WIN] > _EPS else 1.0
+    lose = 1.0 - p[WIN]
+    l_ = 1.0 + (p[LOSE_GAMMON] + p[LOSE_BACKGAMMON]) / lose if lose > _EPS else 1.0
+    return float(w), float(l_)
+
+
+def money_live(p_win: float, w: float, l_: float, owner: str, jacoby: bool = False) -> float:
+    """Janowski's fully live cube equity (per cube) as a function of P(win)."""
+    tp = (l_ - 0.5) / (w + l_ + 0.5)
+    cp = (l_ + 1.0) / (w + l_ + 0.5)
+    if owner == CENTRE:
+        if p_win < tp:
+            return -1.0 if jacoby else -l_ + (l_ - 1.0) * p_win / tp
+        if p_win < cp:
+            return -1.0 + 2.0 * (p_win - tp) / (cp - tp)
+        return 1.0 if jacoby else 1.0 + (w - 1.0) * (p_win - cp) / (1.0 - cp)
+    if owner == ME_OWNS:
+        if p_win < cp:
+            return -l_ + (1.0 + l_) * p_win / cp
+        return 1.0 + (w - 1.0) * (p_win - cp) / (1.0 - cp)
+    if p_win < tp:
+        return -l_ + (l_ - 1.0) * p_win / tp
+    return -1.0 + (w + 1.0) * (p_win - tp) / (1.0 - tp)
+
+
+def money_cubeful(probs: np.ndarray, cube: CubeInfo, x: float) -> float:
+    """Cubeful money equity per unit of the current cube, (1 - x) dead + x live."""
+    p = np.asarray(probs, dtype=np.float64)
+    jacoby = cube.jacoby and cube.owner == CENTRE
+    if jacoby:
+        dead = 2.0 * p[WIN] - 1.0
+    else:
+        dead = float(equity(p))
+    if p[WIN] <= _EPS or p[WIN] >= 1.0 - _EPS:
+        return float(dead)
+    w, l_ = _win_loss_values(p)
+    live = money_live(float(p[WIN]), w, l_, cube.owner, jacoby)
+    return float((1.0 - x) * dead + x * live)
+
+
+# ---------------------------------------------------------------------------------------
+# Match play
+
+
+def _gammon_ratios(p: np.ndarray) -> np.ndarray:
+    """Shares of single/gammon/backgammon among my wins, then among my losses."""
+    r = np.zeros(6)
+    if p[WIN] > _EPS:
+        r[1] = (p[WIN_GAMMON] - p[WIN_BACKGAMMON]) / p[WIN]
+        r[2] = p[WIN_BACKGAMMON] / p[WIN]
+    lose = 1.0 - p[WIN]
+    if lose > _EPS:
+        r[4] = (p[LOSE_GAMMON] - p[LOSE_BACKGAMMON]) / lose
+        r[5] = p[LOSE_BACKGAMMON] / lose
+    r = np.clip(r, 0.0, 1.0)
+    r[0] = max(0.0, 1.0 - r[1] - r[2])
+    r[3] = max(0.0, 1.0 - r[4] - r[5])
+    return r
+
+
+@lru_cache(maxsize=65536)
+def _outcomes(need_me: int, need_opp: int, value: int, crawford: bool) -> tuple[float, ...]:
+    return tuple(outcome_mwcs(need_me, need_opp, value, crawford))
+
+
+def _win_lose_mwc(ratios: np.ndarray, need_me: int, need_opp: int, value: int,
+                  crawford: bool) -> tuple[float, float]:
+    """My MWC when I win, and when I lose, a game played for `value` (gammons by ratio)."""
+    o = np.array(_outcomes(need_me, need_opp, value, crawford))
+    return float(ratios[:3] @ o[:3]), float(ratios[3:] @ o[3:])
+
+
+def _match_take_point(ratios: np.ndarray, cube: CubeInfo, value: int) -> float:
+    """My fully live take point (a P(win) of mine) when doubled to `value`, which I would own.
+
+    Pass: I lose value/2. If I cannot use the cube at `value` (dead for me), the take point
+    is where taking (the game's outcomes at `value`) equals passing. Otherwise I redouble
+    at my live cash point (1 - the opponent's live take point one level up), so my take
+    MWC rises linearly from losing at `value` to cashing `value`. As in gnubg's GetPoints,
+    the breakpoints are fully live and the cube efficiency only mixes the final values.
+    """
+    need_me, need_opp = cube.need
+    crawford = cube.crawford
+    pass_mwc = mwc_after(need_me, need_opp, -(value // 2), crawford)
+    win, lose = _win_lose_mwc(ratios, need_me, need_opp, value, crawford)
+    if win - lose <= _EPS:
+        return 0.0
+    take_point = (pass_mwc - lose) / (win - lose)
+    if _can_double(cube, value):
+        opp_tp = _match_take_point(ratios[[3, 4, 5, 0, 1, 2]], cube.swapped(), 2 * value)
+        cash = mwc_after(need_me, need_opp, value, crawford)
+        if cash - lose > _EPS:
+            take_point = (1.0 - opp_tp) * (pass_mwc - lose) / (cash - lose)
+    return float(min(1.0, max(0.0, take_point)))
+
+
+def match_cubeful_mwc(probs: np.ndarray, cube: CubeInfo, x: float) -> float:
+    """My cubeful match winning chance: (1 - x) dead + x live, live piecewise linear in P(win)."""
+    p = np.asarray(probs, dtype=np.float64)
+    need_me, need_opp = cube.need
+    ratios = _gammon_ratios(p)
+    win, lose = _win_lose_mwc(ratios, need_me, need_opp, cube.value, cube.crawford)
+    p_win = float(min(1.0, max(0.0, p[WIN])))
+    dead = p_win * win + (1.0 - p_win) * lose
+    if (need_me, need_opp, cube.value) == (2, 2, 1):
+        # gnubg's convention: at 2-away/2-away both sides double at once, so the centred
+        # 1-cube is valued dead (no Janowski interpolation).
+        return float(min(1.0, max(0.0, dead)))
+    points = [(0.0, lose)]
+    if cube.owner != ME_OWNS and _can_double(cube.swapped(), cube.value):
+        tp = _match_take_point(ratios, cube, 2 * cube.value)
+        points.append((tp, mwc_after(need_me, need_opp, -cube.value, cube.crawford)))
+    if cube.owner != OPP_OWNS and _can_double(cube, cube.value):
+        cp = 1.0 - _match_take_point(ratios[[3, 4, 5, 0, 1, 2]], cube.swapped(), 2 * cube.value)
+        points.append((cp, mwc_after(need_me, need_opp, cube.value, cube.crawford)))
+    points.append((1.0, win))
+    points.sort()
+    xs = np.array([pt[0] for pt in points])
+    ys = np.array([pt[1] for pt in points])
+    live = float(np.interp(p_win, xs, ys))
+    return float(min(1.0, max(0.0, (1.0 - x) * dead + x * live)))
+
+
+# ---------------------------------------------------------------------------------------
+# One number per cube state, and the decision
+
+
+def cubeful_value(probs: np.ndarray, cube: CubeInfo, x: float) -> float:
+    """Money: cubeful equity in points (normalised equity times the cube value). Match: MWC."""
+    if cube.is_money:
+        return cube.value * money_cubeful(probs, cube, x)
+    return match_cubeful_mwc(probs, cube, x)
+
+
+def cash_value(cube: CubeInfo, points: int) -> float:
+    """The value (points, or MWC) of the game ending now with `points` x cube for me (signed)."""
+    if cube.is_money:
+        return float(points * cube.value)
+    return mwc_after(*cube.need, points * cube.value, cube.crawford)
+
+
+def to_normalised(value: float, cube: CubeInfo) -> float:
+    """A cubeful_value as equity per current cube: money / value; match via gnubg's EMG."""
+    if cube.is_money:
+        return value / cube.value
+    win = cash_value(cube, 1)
+    lose = cash_value(cube, -1)
+    if win - lose <= _EPS:
+        return 0.0
+    return (2.0 * value - (win + lose)) / (win - lose)
+
+
+@dataclass(frozen=True)
+class CubeDecision:
+    """The cube analysis of a position for the side on roll, normalised to the current cube.
+
+    no_double, double_take, double_pass (+1); response: the opponent's best answer to a double ("take", "pass", "beaver");
+    double: whether doubling is right; action: gnubg's wording; the *_mwc fields hold the
+    match winning chances in match play (None in money play).
+    """
+
+    cubeless_equity: float
+    no_double: float
+    double_take: float
+    double_pass: float
+    response: str
+    double: bool
+    too_good: bool
+    may_double: bool
+    action: str
+    proper_equity: float
+    no_double_mwc: float | None = None
+    double_take_mwc: float | None = None
+    double_pass_mwc: float | None = None
+
+    def as_dict(self) -> dict:
+        """JSON-ready (rounded to 6 decimals)."""
+        out = {"no_double": self.no_double, "double_take": self.double_take,
+               "double_pass": self.double_pass, "action": self.action,
+               "cubeless_equity": self.cubeless_equity, "proper_equity": self.proper_equity,
+               "double": self.double, "response": self.response, "too_good": self.too_good,
+               "may_double": self.may_double}
+        if self.no_double_mwc is not None:
+            out["mwc"] = {"no_double": self.no_double_mwc, "double_take": self.double_take_mwc,
+                          "double_pass": self.double_pass_mwc}
+        return _rounded(out)
+
+
+def _rounded(obj):
+    if isinstance(obj, float):
+        return round(obj, 6)
+    if isinstance(obj, dict):
+        return {k: _rounded(v) for k, v in obj.items()}
+    return obj
+
+
+OPTIONAL_EPS = 1e-5
+"""Doubling is "optional" when it changes the equity by no more than this (gnubg's wording)."""
+
+
+def decide(cube: CubeInfo, nd: float, dt: float, cubeless: float, can_gammon: bool = True) -> CubeDecision:
+    """The decision from the values of the three cube states (in cubeful_value units).
+
+    The decision tree and wording follow gnubg's (FindBestCubeDecision): double when both
+    Double/Take and Double/Pass reach No double; "too good" when No double beats
+    Double/Pass and a gammon is possible; a profitable take (-2 <= DT <= 0, money,
+    beavers on) is a beaver, and no double when twice DT is below ND. One deliberate
+    difference: at an exact DT = DP tie the taker takes (gnubg passes), so that a dead-cube
+    take point is exactly 25%.
+    """
+    dp = cash_value(cube, 1)
+    n_nd, n_dt, n_dp = (to_normalised(v, cube) for v in (nd, dt, dp))
+    may = cube.may_double()
+    passes = n_dt > n_dp
+    beaver = cube.is_money and cube.beavers and -2.0 <= n_dt <= 0.0
+    response = "pass" if passes else ("beaver" if beaver else "take")
+    verb = "redouble" if cube.owner == ME_OWNS else "double"
+    double, too_good = False, False
+    if not may:
+        if cube.owner == OPP_OWNS:
+            action = "No double (the opponent owns the cube)"
+        elif cube.is_money:
+            action = f"No {verb} (the cube is at its maximum)"
+        else:
+            action = f"Never {verb}, take (dead cube)"
+    elif n_dt >= n_nd and n_dp >= n_nd:
+        if not passes:
+            optional = abs(n_dt - n_nd) <= OPTIONAL_EPS
+            if beaver and 2.0 * n_dt < n_nd:
+                action = f"No {verb}, beaver"
+            else:
+                double = True
+                action = f"{'Optional ' + verb if optional else verb.capitalize()}, {response}"
+        else:
+            double = True
+            optional = (abs(n_nd - n_dp) <= OPTIONAL_EPS and can_gammon
+                        and (not cube.is_money or cube.owner != CENTRE or not cube.jacoby))
+            action = f"{'Optional ' + verb if optional else verb.capitalize()}, pass"
+    elif n_nd > n_dp:
+        too_good = can_gammon
+        if too_good:
+            action = f"Too good to {verb}, {response}"
+        else:
+            double = passes
+            action = f"{verb.capitalize()}, pass" if passes else f"No {verb}, {response}"
+    else:
+        action = f"No {verb}, {response}"
+    proper = max(n_nd, min(n_dt, n_dp))
+    match = not cube.is_money
+    return CubeDecision(
+        cubeless_equity=float(cubeless), no_double=n_nd, double_take=n_dt, double_pass=n_dp,
+        response=response, double=double, too_good=too_good, may_double=may, action=action,
+        proper_equity=proper, no_double_mwc=nd if match else None,
+        double_take_mwc=dt if match else None, double_pass_mwc=dp if match else None)
+
+
+def cube_decision(probs: np.ndarray, cube: CubeInfo, x: float) -> CubeDecision:
+    """1-ply cube decision from my cubeless probabilities (before my roll) and efficiency x."""
+    p = np.asarray(probs, dtype=np.float64)
+    nd = cubeful_value(p, cube, x)
+    dt = cubeful_value(p, cube.doubled(), x)
+    return decide(cube, nd, dt, float(equity(p)), bool(p[WIN_GAMMON] > 0.0))
+
+
+def best_cube_value(probs: np.ndarray, cube: CubeInfo, x: float) -> float:
+    """My value with my best cube action now, in cubeful_value units: max(ND, min(DT, DP))."""
+    nd = cubeful_value(probs, cube, x)
+    if not cube.may_double():
+        return nd
+    return max(nd, min(cubeful_value(probs, cube.doubled(), x), cash_value(cube, 1)))
+
+
+# ---------------------------------------------------------------------------------------
+# 2-ply: my 21 rolls, the best play for each cube state, the opponent's 1-ply cube decision
+
+
+def _leaf_values(afterstates: np.ndarray, probs: np.ndarray, cube: CubeInfo) -> np.ndarray:
+    """My value of each afterstate (opponent to roll with `cube`), after his best 1-ply cube action."""
+    from engine.search import exact_results
+
+    points = exact_results(afterstates)
+    opp_cube = cube.swapped()
+    out = np.empty(len(afterstates))
+    for k in range(len(afterstates)):
+        if points[k]:
+            pts = int(points[k])
+            if cube.is_money and cube.jacoby and cube.owner == CENTRE:
+                pts = int(np.sign(pts))
+            out[k] = cash_value(cube, pts)
+            continue
+        opp_board = afterstates[k][::-1]
+        opp_value = best_cube_value(flip(probs[k]), opp_cube, cube_efficiency(opp_board))
+        out[k] = -opp_value if cube.is_money else 1.0 - opp_value
+    return out
+
+
+def cube_decision_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> CubeDecision:
+    """2-ply cube decision: each cube state's value is the mean over my 21 rolls of my best
+    play for that state, each leaf valued by the opponent's 1-ply cube decision.
+    """
+    from engine.movegen import generate
+    from engine.search import ROLL_WEIGHTS, ROLLS, evaluate_afterstates, roll_average
+
+    board = np.ascontiguousarray(board, dtype=np.int8)
+    groups = []
+    for d1, d2 in ROLLS:
+        after, _ = generate(board, int(d1), int(d2))
+        groups.append(after if len(after) else board[None].copy())
+    sizes = np.array([len(g) for g in groups])
+    afterstates = np.concatenate(groups)
+    race = np.full(len(afterstates), is_race(board))
+    probs = evaluate_afterstates(evaluator, afterstates, race)
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+
+    def state_value(state: CubeInfo) -> float:
+        leaves = _leaf_values(afterstates, probs, state)
+        best = np.array([leaves[bounds[r]:bounds[r + 1]].max() for r in range(len(ROLLS))])
+        return float(best @ ROLL_WEIGHTS)
+
+    nd = state_value(cube)
+    dt = state_value(cube.doubled())
+    cubeless_probs = roll_average(board[None], evaluator)[0]
+    return decide(cube, nd, dt, float(equity(cubeless_probs)), bool(cubeless_probs[WIN_GAMMON] > 0.0))
+
+
+# Cube decisions stop at 2-ply: a 3-ply cubeful recursion would value every afterstate of
+# every roll by the opponent's own 2-ply cube decision, far dearer than 3-ply checker play.
+CUBE_MAX_PLY = 2
+
+
+def cube_decision_at_ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo, ply: int) -> CubeDecision:
+    """The cube decision at min(ply, CUBE_MAX_PLY): 1-ply Janowski or cube_decision_2ply."""
+    if ply >= 2:
+        return cube_decision_2ply(board, evaluator, cube)
+    from engine.search import evaluate_position
+
+    return cube_decision(evaluate_position(board, evaluator, 1), cube, cube_efficiency(board))

@@ -1,0 +1,1 @@
+"""File and wire formats: gnubg Match IDs, FIBS boards, Jellyfish .mat files, the ASCII board."""

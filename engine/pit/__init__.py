@@ -1,0 +1,1 @@
+"""Pits: two players over many games with duplicate dice, and their statistics."""

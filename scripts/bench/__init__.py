@@ -1,0 +1,1 @@
+"""`tdgammon bench NAME`: one module a hot path, each printing its figure."""

@@ -1,0 +1,39 @@
+"""What the benchmarks share: the gnubg oracle's positions and the network they time."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from models.paths import DEFAULT_MODEL
+
+ORACLE = Path(__file__).resolve().parents[2] / "tests" / "data" / "gnubg-legal-moves.jsonl"
+
+
+def oracle_records() -> list[dict[str, Any]]:
+    """The 4,956 (position, roll) records: position, dice and the legal afterstates, as Position IDs."""
+    return [json.loads(line) for line in ORACLE.read_text().splitlines() if line.strip()]
+
+
+def add_model_argument(parser: argparse.ArgumentParser) -> None:
+    """--model PATH: the checkpoint a network benchmark times."""
+    parser.add_argument("--model", metavar="PATH", default=None,
+                        help="checkpoint to time (default: models/default.pt if present, else a random net)")
+
+
+def bench_evaluator(model: str | None, hidden: int = 80) -> tuple[Any, str]:
+    """A one-thread NetworkEvaluator and its label: `model`, else models/default.pt, else a random
+    TDNet(hidden) (speed does not depend on the weights)."""
+    import torch  # heavy: only when a benchmark runs
+
+    from models.checkpoint import load_play_net
+    from models.network import NetworkEvaluator, TDNet
+
+    torch.set_num_threads(1)
+    if model or DEFAULT_MODEL.exists():
+        path = Path(model) if model else DEFAULT_MODEL
+        return NetworkEvaluator(load_play_net(path)), str(path)
+    torch.manual_seed(0)
+    return NetworkEvaluator(TDNet(hidden)), f"random TDNet({hidden})"

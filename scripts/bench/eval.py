@@ -1,0 +1,43 @@
+"""Batched 1-ply evaluation speed (encode + network + clamp, one thread): positions/s over the oracle afterstates.
+
+Uses models/default.pt when it exists (or --model PATH), else a randomly initialised
+TDNet of --hidden units: the speed does not depend on the weights. The afterstates go
+through NetworkEvaluator.evaluate in chunks of --chunk; warm-up is excluded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from engine.position import decode_position_id
+from scripts.bench.common import add_model_argument, bench_evaluator, oracle_records
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_model_argument(parser)
+    parser.add_argument("--hidden", type=int, default=80, help="hidden units of the random net (default 80)")
+    parser.add_argument("--chunk", type=int, default=4096, help="positions per evaluator call (default 4096)")
+    parser.add_argument("--repeat", type=int, default=10, help="passes over the oracle afterstates (default 10)")
+
+
+def oracle_afterstates() -> np.ndarray:
+    """Every afterstate of the gnubg oracle, (83208, 2, 25) int8."""
+    return np.stack([decode_position_id(a) for r in oracle_records() for a in r["afterstates"]])
+
+
+def run(args: argparse.Namespace) -> None:
+    evaluator, label = bench_evaluator(args.model, args.hidden)
+    boards = oracle_afterstates()
+    chunk = max(1, args.chunk)
+    evaluator.evaluate(boards[:chunk])  # JIT and allocator warm-up
+    start = time.perf_counter()
+    for _ in range(args.repeat):
+        for i in range(0, len(boards), chunk):
+            evaluator.evaluate(boards[i:i + chunk])
+    elapsed = time.perf_counter() - start
+    total = len(boards) * args.repeat
+    print(f"{label}, 1 thread, chunks of {chunk}: {total} positions in {elapsed:.2f} s")
+    print(f"eval: {total / elapsed:.0f} positions/s")

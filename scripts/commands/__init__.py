@@ -1,0 +1,1 @@
+"""One module a `tdgammon` subcommand; each defines `register(subparsers)`."""

@@ -1,0 +1,81 @@
+"""`tdgammon eval POSITION_ID`: the 5 probabilities and cubeless equity of the side on roll, before its roll.
+
+Layout, so further sections (the cube) slot in: `evaluate_record` computes one JSON-ready
+dict per position, `format_text` renders it for people, `run` does input and output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from engine.errors import TdgammonError
+from engine.evaluator import Evaluator, equity
+from engine.position import Position
+from engine.search import evaluate_position
+from scripts.lab.cube_options import add_cube_arguments, cube_from_args, cube_options_given, cube_report, format_cube
+from scripts.commands.options import add_evaluator_arguments, evaluator_from_args, read_batch
+
+PROB_NAMES = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "eval", help="probabilities and cubeless equity of a position (side on roll, before the roll)",
+        description="Evaluate a position for the side on roll, before it rolls: P(win), P(win gammon), "
+                    "P(win backgammon), P(lose gammon), P(lose backgammon) and the cubeless money equity.")
+    parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID (omit with --batch)")
+    add_evaluator_arguments(parser)
+    add_cube_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def parse_line(line: str) -> Position:
+    """A batch line: one Position ID."""
+    fields = line.split()
+    if len(fields) != 1:
+        raise TdgammonError(f"expected one Position ID, got {line.strip()!r}")
+    return Position.from_id(fields[0])
+
+
+def evaluate_record(position: Position, evaluator: Evaluator, ply: int) -> dict:
+    """{"position", "probs", "equity"} for one position, JSON-ready."""
+    probs = evaluate_position(position.board, evaluator, ply)
+    return {"position": position.id, "probs": [round(float(p), 6) for p in probs],
+            "equity": round(float(equity(probs)), 6)}
+
+
+def format_text(record: dict, evaluator: Evaluator, ply: int) -> str:
+    """People's view of evaluate_record's dict."""
+    lines = [f"Position {record['position']}  ({evaluator.name}, {ply}-ply, side on roll, before the roll)"]
+    width = max(len(name) for name in PROB_NAMES)
+    for name, p in zip(PROB_NAMES, record["probs"]):
+        lines.append(f"  {name:<{width}}  {p:6.4f}")
+    lines.append(f"  {'cubeless equity':<{width}}  {record['equity']:+.4f}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    cube, me = cube_from_args(args)
+    if args.batch:
+        if args.position is not None:
+            raise TdgammonError("give either a POSITION_ID or --batch, not both")
+        evaluator = evaluator_from_args(args)
+        positions = read_batch(sys.stdin, parse_line)
+        for position in positions:
+            record = evaluate_record(position, evaluator, args.ply)
+            record["cube"] = cube_report(position, evaluator, args.ply, cube, me)
+            print(json.dumps(record))
+        return 0
+    if args.position is None:
+        raise TdgammonError("a POSITION_ID is required (or --batch to read them from stdin)")
+    position = Position.from_id(args.position)
+    evaluator = evaluator_from_args(args)
+    record = evaluate_record(position, evaluator, args.ply)
+    report = cube_report(position, evaluator, args.ply, cube, me)
+    if args.json:  # the cube object when asked about the cube (--batch always has it)
+        print(json.dumps({**record, "cube": report} if cube_options_given(args) else record))
+    else:
+        print(format_text(record, evaluator, args.ply) + "\n" + format_cube(report))
+    return 0

@@ -1,0 +1,1 @@
+"""Experiment tools, each run as `python -m scripts.lab.NAME`; see docs/commands.md."""

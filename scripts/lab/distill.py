@@ -1,0 +1,235 @@
+"""Search distillation (training.distill): fit a net to our own 2-ply values of its self-play positions.
+
+Two steps. `positions` plays the student's 1-ply self-play games and values every
+position with the teacher's 2-ply (or --teacher-ply 3) search (any model: a net or an ensemble), saving as it
+goes, so a killed run resumes where it stopped when started again with the same command.
+`fit` trains the student's weights toward those values and writes a checkpoint that
+`tdgammon train --resume` and `scripts.lab.ensemble build` take like any other. `slice` cuts a
+long job's newest positions into a file of their own, small enough to commit, that still
+resumes the job:
+
+    python -m scripts.lab.distill positions m0.pt --teacher models/default.pt --games 8000 --seed 1 --out d1.npz
+    python -m scripts.lab.distill fit m0.pt d1.npz d2.npz --epochs 6 --lr 3e-4 --out m0-distilled.pt
+    python -m scripts.lab.distill slice d1.npz --after d1-a.npz d1-b.npz --out d1-c.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from engine.errors import CheckpointError
+from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from models.loader import load_network
+from models.network import NetworkEvaluator
+from models.paths import DEFAULT_MODEL
+from training.distill import TRIM, fit, near_misses, record_positions, search_targets
+from training.selfplay import seed_state
+
+
+class DataError(Exception):
+    """A positions file that is missing, corrupt, or made with other arguments."""
+
+
+def _save(path: Path, compressed: bool = False, **arrays: np.ndarray) -> None:
+    """np.savez to PATH.tmp, then os.replace: a kill never leaves a half-written file."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as handle:
+        (np.savez_compressed if compressed else np.savez)(handle, **arrays)
+    os.replace(tmp, path)
+
+
+def _load(path: Path) -> dict[str, np.ndarray]:
+    try:
+        with np.load(path) as data:
+            arrays = {key: data[key] for key in data.files}
+    except FileNotFoundError:
+        raise DataError(f"{path} does not exist") from None
+    except (OSError, ValueError, EOFError):
+        raise DataError(f"{path} is not a positions file (a .npz written by `distill positions`)") from None
+    missing = {"boards", "targets", "games", "rng", "seed", "student", "teacher"} - arrays.keys()
+    if missing:
+        raise DataError(f"{path} is not a positions file (no {', '.join(sorted(missing))})")
+    return arrays
+
+
+def _made_with(data: dict[str, np.ndarray]) -> tuple[str, str, int, int, int]:
+    """What a positions file's job was run with: student, teacher, seed, near misses, teacher ply."""
+    return (str(data["student"]), str(data["teacher"]), int(data["seed"]), int(data.get("near_misses", 0)),
+            int(data.get("teacher_ply", 2)))
+
+
+def identify(path: str | Path) -> str:
+    """The path and the start of the file's SHA-256: names a model even after its path is reused."""
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return f"{path} (sha256 {digest[:16]})"
+
+
+def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chunk: int,
+              most_near_misses: int = 0, teacher_ply: int = 2) -> None:
+    """Record and value positions, `chunk` games at a time, resuming from `out` if it exists;
+    with most_near_misses > 0, also up to that many of the student's near misses a position
+    (training.distill.near_misses); the teacher searches at teacher_ply (2 or 3)."""
+    net = load_checkpoint(student).net
+    evaluator = load_network(teacher)
+    student_evaluator = NetworkEvaluator(net) if most_near_misses else None
+    student_id, teacher_id = identify(student), identify(teacher)
+    if out.exists():
+        data = _load(out)
+        made_with = _made_with(data)
+        if made_with != (student_id, teacher_id, seed, most_near_misses, teacher_ply):
+            raise DataError(f"{out} was made with student, teacher, seed, near misses, teacher ply = {made_with}; "
+                            f"pass the same files and settings, or another --out")
+        boards, targets = data["boards"], data["targets"]
+        done, rng = int(data["games"]), data["rng"].astype(np.uint64)
+    else:
+        boards, targets = np.zeros((0, 2, 25), dtype=np.int8), np.zeros((0, 5), dtype=np.float32)
+        done, rng = 0, seed_state(seed, 0)
+    start, made = time.perf_counter(), 0
+    while done < games:
+        n = min(chunk, games - done)
+        new = record_positions(net, n, rng)
+        if student_evaluator is not None:  # the fresh rolls: one stream per chunk, so a resume repeats them
+            rolls = np.random.default_rng([seed, done])
+            new = np.concatenate([new, near_misses(new, student_evaluator, most_near_misses, rolls)])
+        made += len(new)
+        boards = np.concatenate([boards, new])
+        targets = np.concatenate([targets, search_targets(new, evaluator, teacher_ply)])
+        done += n
+        _save(out, boards=boards, targets=targets, games=np.int64(done), rng=rng,
+              seed=np.int64(seed), student=np.str_(student_id), teacher=np.str_(teacher_id),
+              near_misses=np.int64(most_near_misses), teacher_ply=np.int64(teacher_ply))
+        rate = made / max(time.perf_counter() - start, 1e-9)
+        print(f"{done:,} games, {len(boards):,} positions -> {out} ({rate:,.0f} positions/s this run)",
+              flush=True)
+
+
+def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr: float, seed: int,
+              lr_end: float | None = None, validate: Path | None = None) -> None:
+    """Fit the student to the files' targets and save it, with the fit's record in its trainer state.
+
+    validate: a positions file of other games that measures the fit (none of the data is held out).
+    """
+    ckpt = load_checkpoint(student)
+    arrays = [_load(p) for p in data_paths]
+    boards = np.concatenate([a["boards"] for a in arrays])
+    targets = np.concatenate([a["targets"] for a in arrays])
+    validation = None
+    if validate is not None:
+        if validate.resolve() in {p.resolve() for p in data_paths}:
+            raise DataError(f"{validate} is also a data file: validate on positions of other games")
+        held = _load(validate)
+        validation = (held["boards"], held["targets"])
+    result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed, lr_end=lr_end, validation=validation)
+    record = {"data": [str(p) for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
+              "near_misses": sorted({int(a.get("near_misses", 0)) for a in arrays}),
+              "teacher_plies": sorted({int(a.get("teacher_ply", 2)) for a in arrays}),
+              "positions": len(boards), "epochs": epochs, "lr": lr,
+              **({} if lr_end is None else {"lr_end": lr_end}),
+              **({} if validate is None else {"validate": str(validate)}), "seed": seed, "val_mse": result.val_mse,
+              "val_trimmed": result.val_trimmed}
+    save_checkpoint(out, Checkpoint(ckpt.net, ckpt.config, ckpt.games_trained, ckpt.state_with("distilled", record)))
+    held = f"{result.held_out:,} of {validate}" if validate is not None else f"{result.held_out:,} held out"
+    print(f"{len(boards):,} positions ({held}), held-out MSE {_trace(result.val_mse)}, "
+          f"without the worst {TRIM:.1%} {_trace(result.val_trimmed)}; -> {out}")
+
+
+def slice_after(full: Path, committed: list[Path], out: Path) -> tuple[int, int]:
+    """Write the positions of `full` that follow its committed slices (given in order), with its
+    job's state, compressed; return (positions written, positions before them).
+
+    Each slice must continue the job position by position, so the slices together are the whole
+    file, and each resumes the job when copied to its --out: `positions` keeps only the state."""
+    if out.resolve() in {p.resolve() for p in [full, *committed]}:
+        raise DataError(f"{out} is an input: write the slice to a new file")
+    data = _load(full)
+    start = 0
+    for path in committed:
+        part = _load(path)
+        n = len(part["boards"])
+        if (_made_with(part) != _made_with(data) or int(part["games"]) > int(data["games"])
+                or not np.array_equal(part["boards"], data["boards"][start:start + n])
+                or not np.array_equal(part["targets"], data["targets"][start:start + n])):
+            raise DataError(f"{path} does not continue {full} from position {start:,}: "
+                            f"pass the slices of this job, in order")
+        start += n
+    if start == len(data["boards"]):
+        raise DataError(f"{full} has no positions after its {start:,} in the slices")
+    _save(out, compressed=True, **{**data, "boards": data["boards"][start:], "targets": data["targets"][start:]})
+    return len(data["boards"]) - start, start
+
+
+def _trace(errors: list[float]) -> str:
+    return " -> ".join(f"{m:.3g}" for m in errors)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    pos = sub.add_parser("positions", help="self-play positions of the student, valued by the teacher's 2-ply")
+    pos.add_argument("student", type=Path, help="a one-net checkpoint: whose 1-ply games give the positions")
+    pos.add_argument("--teacher", default=str(DEFAULT_MODEL),
+                     help="a net or ensemble; its 2-ply gives the targets (default: the shipped model)")
+    pos.add_argument("--games", type=int, required=True)
+    pos.add_argument("--seed", type=int, default=1)
+    pos.add_argument("--chunk", type=int, default=500, help="games between saves")
+    pos.add_argument("--out", type=Path, required=True)
+    pos.add_argument("--near-misses", type=int, default=0, metavar="K",
+                     help="also value up to K of the student's near misses a position: plays of a fresh "
+                          "roll ranked just below its best (default 0: its chosen plays only)")
+    pos.add_argument("--teacher-ply", type=int, choices=(2, 3), default=2,
+                     help="the teacher's search depth (default 2; 3 is about 50 times slower)")
+    fitp = sub.add_parser("fit", help="fit the student to positions files; write a new checkpoint")
+    fitp.add_argument("student", type=Path)
+    fitp.add_argument("data", type=Path, nargs="+")
+    fitp.add_argument("--epochs", type=int, default=6)
+    fitp.add_argument("--lr", type=float, default=3e-4, help="Adam's step size")
+    fitp.add_argument("--lr-end", type=float, default=None,
+                      help="decay the step size linearly to this by the fit's end (default: constant)")
+    fitp.add_argument("--seed", type=int, default=0, help="the held-out split and the batch order")
+    fitp.add_argument("--validate", type=Path, default=None, metavar="FILE",
+                      help="measure the fit on this positions file of other games instead of "
+                           "holding out a random tenth of the data")
+    fitp.add_argument("--out", type=Path, required=True)
+    slicep = sub.add_parser("slice", help="a job's positions after its committed slices, as a resumable file")
+    slicep.add_argument("full", type=Path, help="the job's --out file")
+    slicep.add_argument("--after", type=Path, nargs="*", default=[], metavar="SLICE",
+                        help="the job's earlier slices, in order")
+    slicep.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "positions":
+            if args.games < 1 or args.chunk < 1 or args.near_misses < 0:
+                raise DataError("--games and --chunk must be at least 1, --near-misses at least 0")
+            # The search values a few dozen boards at a time, too few to share out: two 3-ply jobs on two
+            # cores made 8-9 positions/s each on one thread, 1-2 with torch's default pool (session 28).
+            torch.set_num_threads(1)
+            positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses,
+                      args.teacher_ply)
+        elif args.command == "slice":
+            written, before = slice_after(args.full, args.after, args.out)
+            print(f"{written:,} positions after the first {before:,} -> {args.out}")
+        else:
+            if args.epochs < 0 or args.lr <= 0 or (args.lr_end is not None and args.lr_end < 0):
+                raise DataError("--epochs must be at least 0, --lr positive and --lr-end not negative")
+            fit_files(args.student, args.data, args.out, args.epochs, args.lr, args.seed, args.lr_end,
+                      args.validate)
+    except (CheckpointError, DataError, ValueError) as err:
+        print(f"distill: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        again = "run the same command again to resume" if args.command == "positions" else "nothing written"
+        print(f"distill: stopped; {again}", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
