@@ -1,0 +1,57 @@
+"""Hints and evaluations of any position, outside any game: the engine as a service.
+
+The search runs in a worker thread so a 2-ply request does not stall live games.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from fastapi import APIRouter, Query
+from fastapi.concurrency import run_in_threadpool
+
+from engine.dice import check_dice, parse_dice
+from engine.evaluator import Evaluator, equity
+from engine.notation import format_play
+from engine.position import Position
+from engine.search import evaluate_position, rank_plays
+from scripts.webapp.context import Context
+
+PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+router = APIRouter(prefix="/api")
+
+
+@router.get("/hint", summary="Rank the legal plays of a position and roll", tags=["analysis"])
+async def hint(context: Context,
+               position_id: str = Query(..., description="gnubg Position ID, side on roll's view"),
+               dice: str = Query(..., description="the roll, e.g. 31 or 3-1"),
+               ply: int = Query(1, ge=1, le=2, description="1 or 2 (2-ply averages the 21 replies)")
+               ) -> dict:
+    position = Position.from_id(position_id)
+    d1, d2 = check_dice(*parse_dice(dice))
+    plays = await run_in_threadpool(rank, context.evaluator, position, d1, d2, ply)
+    return {"position_id": position.id, "dice": [d1, d2], "ply": ply, "plays": plays}
+
+
+@router.get("/eval", summary="Evaluate a position before the roll", tags=["analysis"])
+async def evaluate(context: Context,
+                   position_id: str = Query(..., description="gnubg Position ID, side on roll's view"),
+                   ply: int = Query(1, ge=1, le=2)) -> dict:
+    position = Position.from_id(position_id)
+    probs = await run_in_threadpool(evaluate_before_roll, context.evaluator, position, ply)
+    return {"position_id": position.id, "ply": ply,
+            "probabilities": {n: float(p) for n, p in zip(PROBABILITY_NAMES, probs)},
+            "equity": float(equity(probs))}
+
+
+def rank(evaluator: Evaluator, position: Position, d1: int, d2: int, ply: int) -> list[dict]:
+    """The legal plays, best first, with equity and probabilities for the side on roll."""
+    return [{"move": format_play(position.board, p.steps), "equity": p.equity, "ply": p.ply,
+             "probabilities": [float(x) for x in p.probs],
+             "position_id": Position(p.afterstate).swap().id}
+            for p in rank_plays(position.board, (d1, d2), evaluator, ply)]
+
+
+def evaluate_before_roll(evaluator: Evaluator, position: Position, ply: int) -> np.ndarray:
+    """Probabilities for the side on roll before its roll."""
+    return np.asarray(evaluate_position(position.board, evaluator, ply), dtype=np.float64)
