@@ -59,7 +59,7 @@ def test_eval_text(capsys, monkeypatch):
 def test_eval_json_with_pubeval(capsys, monkeypatch):
     code, out, _ = run(capsys, monkeypatch, ["eval", START, "--evaluator", "pubeval", "--json"])
     record = json.loads(out)
-    assert code == 0 and {"position", "probs", "equity"} <= set(record)  # issue 9 adds "cube"
+    assert code == 0 and {"position", "probs", "equity"} <= set(record)  # "cube" too with a cube option
     board = Position.from_id(START).board
     want = flip(PubevalEvaluator().evaluate(board[::-1][None])[0])
     np.testing.assert_allclose(record["probs"], want, atol=1e-6)
