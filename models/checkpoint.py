@@ -9,10 +9,10 @@ of whole one-net payloads, played as the mean of their outputs (TDNetEnsemble). 
 takes one net, so load_checkpoint refuses an ensemble; load_members and load_play_net
 read both.
 
-Format changelog: 1 = first version; the ensemble kind was added in session 8 (older
-programs refuse it as an unknown architecture). Nets of an older features version load
-with zero weights for the newer features (see _upgrade_inputs), so they play exactly as
-before.
+Format changelog: 1 = first version; the ensemble kind came with the first ensemble
+default (commit 800756b, 2026-12-01; older programs refuse it as an unknown architecture).
+Nets of an older features version load with zero weights for the newer features (see
+_upgrade_inputs), so they play exactly as before.
 """
 
 from __future__ import annotations

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -11,8 +10,7 @@ import pytest
 
 from engine import bearoff
 from engine.position import Position
-
-GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if Path("/usr/games/gnubg").exists() else None)
+from tests.conftest import GNUBG
 
 
 def _row(**points: int) -> np.ndarray:
@@ -68,7 +66,7 @@ def test_patch_only_touches_exact_races() -> None:
     np.testing.assert_allclose(probs[1], 0.3)
 
 
-@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
+@pytest.mark.gnubg
 def test_agrees_with_gnubg_bearoff_odds(tmp_path: Path) -> None:
     """gnubg's bear-off odds and ours agree: to 1e-3 typically, within 1% where the policies differ.
 

@@ -11,7 +11,7 @@ from scripts.cli import main
 
 @pytest.mark.parametrize("argv", [
     ["movegen", "--repeat", "1"],
-    ["eval", "--repeat", "1"],
+    pytest.param(["eval", "--repeat", "1"], marks=pytest.mark.slow),
     ["search", "--positions", "5"],
     ["search", "--positions", "2", "--ply", "3"],
     ["teacher", "--positions", "4"],

@@ -59,13 +59,14 @@ def test_eval_text(capsys, monkeypatch):
 def test_eval_json_with_pubeval(capsys, monkeypatch):
     code, out, _ = run(capsys, monkeypatch, ["eval", START, "--evaluator", "pubeval", "--json"])
     record = json.loads(out)
-    assert code == 0 and {"position", "probs", "equity"} <= set(record)  # issue 9 adds "cube"
+    assert code == 0 and {"position", "probs", "equity"} <= set(record)  # "cube" too with a cube option
     board = Position.from_id(START).board
     want = flip(PubevalEvaluator().evaluate(board[::-1][None])[0])
     np.testing.assert_allclose(record["probs"], want, atol=1e-6)
     assert record["equity"] == pytest.approx(float(equity(np.array(record["probs"]))), abs=1e-5)
 
 
+@pytest.mark.slow
 def test_eval_with_model_both_plies(capsys, monkeypatch, model_path):
     net_eval = NetworkEvaluator(TDNet(20))
     net_eval.net.load_state_dict(torch.load(model_path, weights_only=True)["state_dict"])
@@ -159,6 +160,7 @@ def test_corrupt_model_is_one_line_exit_2(capsys, monkeypatch, tmp_path):
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "corrupt" in err
 
 
+@pytest.mark.slow
 def test_installed_command_exit_status():
     proc = subprocess.run([sys.executable, "-m", "scripts.cli", "hint", START, "31", "--evaluator", "pubeval",
                            "--json", "--top", "1"], capture_output=True, text=True, check=False)

@@ -2,7 +2,6 @@
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,9 +15,9 @@ from engine.cube.equity import (CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decisi
 from engine.errors import CubeError
 from engine.movegen import generate
 from engine.position import Position
+from tests.conftest import GNUBG
 
 DATA = Path(__file__).parent / "data" / "gnubg-cube-decisions.json"
-GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
 
 
 def P(win, wg=0.0, wbg=0.0, lg=0.0, lbg=0.0):
@@ -259,7 +258,7 @@ json.dump(out, open(os.environ["CASES_OUT"], "w"))
 '''
 
 
-@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
+@pytest.mark.gnubg
 def test_agrees_with_live_gnubg(tmp_path):
     """Ask the installed gnubg for a few cube decisions right now and compare."""
     positions = ["3j2BAIQ7dwBAKA", "z1UAgDzOXYIRQA", "4HPMQRCwZ/AAUg", "k4EMSG4GRgbLSQ", "3wDkQgZ+DwAaRA"]

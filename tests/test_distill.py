@@ -31,6 +31,7 @@ def student(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_positions_are_live_afterstates_and_repeat_with_the_seed() -> None:
     net = initial_net(8, 5, features=True)
     boards = record_positions(net, 10, seed_state(2, 0))
@@ -163,6 +164,7 @@ def test_fit_command_records_lr_end_and_the_validation_file(student: Path, tmp_p
     assert record["validate"] == str(other) and "lr_end" not in record
 
 
+@pytest.mark.slow
 def test_positions_resume_exactly_and_fit_keeps_a_record(student: Path, tmp_path: Path) -> None:
     whole, parts = tmp_path / "whole.npz", tmp_path / "parts.npz"
     common = [str(student), "--teacher", str(student), "--seed", "7"]
@@ -187,6 +189,7 @@ def test_positions_resume_exactly_and_fit_keeps_a_record(student: Path, tmp_path
     assert load_checkpoint(tmp_path / "on" / "checkpoint.pt").trainer_state["distilled"] == [record]
 
 
+@pytest.mark.slow
 def test_positions_with_near_misses_resume_exactly(student: Path, tmp_path: Path) -> None:
     """The same command, stopped after its first chunk and run again, gives the same file."""
     whole, parts, plain = tmp_path / "whole.npz", tmp_path / "parts.npz", tmp_path / "plain.npz"

@@ -180,6 +180,7 @@ def local_reference(tmp_path_factory) -> Path:
     return out / "checkpoint.pt"
 
 
+@pytest.mark.slow
 def test_local_run_is_deterministic_and_bounds_the_policy_lag(local_reference: Path) -> None:
     run = local_reference.parent
     assert load_checkpoint(local_reference).games_trained == 400
@@ -190,6 +191,7 @@ def test_local_run_is_deterministic_and_bounds_the_policy_lag(local_reference: P
     assert load_checkpoint(local_reference).trainer_state["distributed"]["actors"] == 2
 
 
+@pytest.mark.slow
 def test_killed_local_actor_is_replaced_and_the_run_is_unchanged(local_reference: Path,
                                                                  tmp_path: Path) -> None:
     backend = _KillingBackend(LocalBackend(2))
@@ -199,6 +201,7 @@ def test_killed_local_actor_is_replaced_and_the_run_is_unchanged(local_reference
     _assert_same_weights(local_reference, tmp_path / "run" / "checkpoint.pt")
 
 
+@pytest.mark.slow
 def test_local_stop_and_resume_equals_uninterrupted(local_reference: Path, tmp_path: Path) -> None:
     cfg = TrainConfig(**TINY)
     out = tmp_path / "run"
@@ -221,6 +224,7 @@ def _check_smoke_learned(run: Path, cfg: TrainConfig, actors: int) -> None:
                for m in metrics)
 
 
+@pytest.mark.slow
 def test_local_backend_learns_the_smoke_config(tmp_path: Path) -> None:
     cfg = load_config(ROOT / "configs" / "smoke.toml")
     DistributedTrainer(cfg, tmp_path / "smoke", LocalBackend(2), progress=False).run()
@@ -235,6 +239,7 @@ def ray_cluster():
     ray.shutdown()
 
 
+@pytest.mark.slow
 @needs_ray
 def test_ray_learns_the_smoke_config(ray_cluster, tmp_path: Path) -> None:
     from training.actors import RayBackend
@@ -244,6 +249,7 @@ def test_ray_learns_the_smoke_config(ray_cluster, tmp_path: Path) -> None:
     _check_smoke_learned(tmp_path / "smoke", cfg, 2)
 
 
+@pytest.mark.slow
 @needs_ray
 def test_ray_actor_killed_mid_run_is_replaced_and_equals_the_local_run(
         ray_cluster, local_reference: Path, tmp_path: Path) -> None:
@@ -283,6 +289,7 @@ def test_actor_options_need_an_actor_backend(tmp_path: Path) -> None:
     assert proc.stderr.strip().count("\n") == 0
 
 
+@pytest.mark.slow
 @needs_ray
 def test_unreachable_ray_address_is_one_line_exit_2(tmp_path: Path) -> None:
     proc = _cli(["train", "--config", "configs/smoke.toml", "--out", str(tmp_path / "r"),

@@ -1,12 +1,11 @@
 """End to end with the real GNU Backgammon: gnubg plays `serve` in both seats, pit vs gnubg,
 .mat import, gnubg's equities as a judge (scripts/lab/move_error.py).
 
-Our side is pubeval, the fastest player. Skipped, with the reason, when /usr/games/gnubg
-is absent.
+Our side is pubeval, the fastest player. Skipped, with the reason, when gnubg is not
+installed (tests/conftest.py).
 """
 
 import json
-import shutil
 import socket
 import subprocess
 import threading
@@ -21,10 +20,9 @@ from engine.position import Position
 from engine.pubeval import PubevalEvaluator
 from scripts.cli import main
 from scripts.commands.serve import serve_connection
+from tests.conftest import GNUBG
 
-GNUBG = "/usr/games/gnubg"
-pytestmark = pytest.mark.skipif(shutil.which(GNUBG) is None,
-                                reason="GNU Backgammon (/usr/games/gnubg) is not installed")
+pytestmark = pytest.mark.gnubg
 GAMES = 20
 
 
@@ -95,6 +93,7 @@ def start_bot_server(bot):
     return srv.getsockname()[1], finish
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seat", [0, 1])
 def test_gnubg_plays_serve_in_both_seats(seat):
     bot = LoggingBot()
@@ -119,6 +118,7 @@ def test_gnubg_plays_serve_in_both_seats(seat):
     check_log(bot.log)
 
 
+@pytest.mark.slow
 def test_pit_against_gnubg_and_import_the_games(tmp_path, capsys):
     mat = tmp_path / "pit.mat"
     assert main(["pit", "pubeval", "gnubg", "--games", str(GAMES), "--json", "--no-progress",

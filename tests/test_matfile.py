@@ -1,7 +1,6 @@
 """The .mat writer: layout, and (with the real gnubg) import and replay of the moves."""
 
 import json
-import shutil
 import subprocess
 
 import numpy as np
@@ -10,8 +9,7 @@ import pytest
 from engine.game import RandomPlayer, play_game
 from engine.formats.matfile import MatGame, format_mat, write_mat
 from engine.pit.harness import to_mat_game
-
-GNUBG = "/usr/games/gnubg"
+from tests.conftest import GNUBG
 
 
 def random_games(n):
@@ -34,7 +32,7 @@ def test_layout():
     assert lines[6].strip() == "Wins 2 points" and lines[6].startswith(" " * 30)
 
 
-@pytest.mark.skipif(shutil.which(GNUBG) is None, reason="GNU Backgammon (/usr/games/gnubg) is not installed")
+@pytest.mark.gnubg
 def test_gnubg_imports_and_replays(tmp_path):
     games = random_games(4)
     path = tmp_path / "games.mat"

@@ -69,6 +69,7 @@ def test_notation_equals_gnubg_on_every_play(records):
                           + "\n\n".join(failures[:SHOWN]))
 
 
+@pytest.mark.slow
 def test_parse_every_gnubg_move_reaches_its_afterstate(records):
     """parse_play(gnubg's string) lands on an afterstate of the line, one per string, all covered."""
     failures = []
@@ -86,6 +87,7 @@ def test_parse_every_gnubg_move_reaches_its_afterstate(records):
     assert not failures, "\n\n".join(failures[:SHOWN])
 
 
+@pytest.mark.slow
 def test_position_ids_round_trip_on_every_oracle_id(records):
     for record in records:
         for position_id in [record["position"], *record["afterstates"]]:

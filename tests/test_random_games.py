@@ -57,6 +57,7 @@ def _borne_off(turn) -> int:
     return sum(1 for _, dst in turn.play.steps if dst < 0)
 
 
+@pytest.mark.slow
 def test_thousands_of_random_games_end_legally():
     rng = np.random.default_rng(20261129)
     players = (RandomPlayer(np.random.default_rng(1)), RandomPlayer(np.random.default_rng(2)))

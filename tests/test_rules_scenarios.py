@@ -1,4 +1,4 @@
-"""One scenario per rule of issue 2, each drawn as the ASCII board `tdgammon show` prints.
+"""One scenario per rule of play, each drawn as the ASCII board `tdgammon show` prints.
 
 X is on roll and moves from 24 down to 1 (points 1-12 along the bottom); O is the
 opponent. A stack taller than five shows its count in its fifth row; bar checkers sit

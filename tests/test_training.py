@@ -197,6 +197,7 @@ def test_corrupt_or_mismatched_checkpoint_is_refused(tmp_path: Path) -> None:
     assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0
 
 
+@pytest.mark.slow
 def test_sigterm_checkpoints_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     cfg = tmp_path / "long.toml"
@@ -222,6 +223,7 @@ def test_sigterm_checkpoints_and_resumes(tmp_path: Path) -> None:
 
 
 # -- learning ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_smoke_config_learns(tmp_path: Path) -> None:
     """The smoke run beats random in >= 90% of 400 games and beats its own untrained start."""
     cfg = load_config(ROOT / "configs" / "smoke.toml")

@@ -100,6 +100,7 @@ def test_full_game_against_the_computer_and_result():
     assert any(e["side"] == "black" for e in final["log"])  # the computer moved
 
 
+@pytest.mark.slow
 def test_hotseat_game_finishes():
     client = make_client(seed=2)
     gid, token, _ = new_game(client, mode="hotseat")
@@ -237,6 +238,7 @@ def test_friend_game_tokens_join_and_rematch():
     assert res.status_code == 403
 
 
+@pytest.mark.slow
 def test_friend_take_over_after_disconnect():
     client = make_client(seed=9, timeout=0.0)
     gid, host, _ = new_game(client, mode="friend")

@@ -1,32 +1,30 @@
 """The game page end to end in Debian's Chromium driven by Playwright.
 
-Skips (with the reason) when the playwright package or /usr/bin/chromium is missing.
+Skips (with the reason) when the playwright package or Chromium (tests/conftest.py) is missing.
 The server runs in a thread on a free loopback port with a random-move computer and
 seeded dice, so a complete game stays short and reproducible.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import threading
 import time
 
 import pytest
 
-CHROMIUM = os.environ.get("TDGAMMON_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
-if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
-    pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 uvicorn = pytest.importorskip("uvicorn")
 
 from engine.evaluator import RandomEvaluator  # noqa: E402
 from scripts.webapp.game import SequenceDice  # noqa: E402
 from scripts.webapp.server import create_app  # noqa: E402
+from tests.conftest import CHROMIUM  # noqa: E402
+
+pytestmark = pytest.mark.browser
 
 
 def free_port() -> int:
@@ -137,6 +135,7 @@ def click_turn_on_board(pg) -> None:
     wait_newer(pg, v)
 
 
+@pytest.mark.slow
 def test_complete_game_against_the_computer_by_clicking(page):
     st = start(page, "Easy")
     assert st["seats"]["black"]["kind"] == "computer" and st["you"] == ["white"]
@@ -177,6 +176,7 @@ def test_undo_step_and_undo_move(page):
     assert st["dice"] == dice and st["board"] == before and st["turn"] == "white" and st["phase"] == "move"
 
 
+@pytest.mark.slow
 def test_hotseat_game_both_sides_by_clicking(page):
     st = start(page, "2 players on this device")
     assert st["mode"] == "hotseat" and sorted(st["you"]) == ["black", "white"]
@@ -195,6 +195,7 @@ def test_hotseat_game_both_sides_by_clicking(page):
     assert state(page)["result"]["points"] == 1
 
 
+@pytest.mark.slow
 def test_button_controls_panel_alone_completes_a_game(page):
     st = start(page, "Play Black · Medium")
     assert st["you"] == ["black"]
@@ -217,6 +218,7 @@ def test_button_controls_panel_alone_completes_a_game(page):
     assert page.locator("#log li").count() > 10
 
 
+@pytest.mark.slow
 def test_friend_game_live_with_a_third_party_locked_out(browser, server):
     host_ctx, guest_ctx, third_ctx = (browser.new_context() for _ in range(3))
     try:
