@@ -17,7 +17,8 @@ import numpy as np
 
 from engine.position import CHECKERS, race_flags
 
-WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
+N_OUTPUTS = 5  # every evaluator's and network's outputs, in the order below
+WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(N_OUTPUTS)
 
 
 class Evaluator(Protocol):
@@ -49,7 +50,7 @@ def equity(probs: np.ndarray) -> np.ndarray:
 
 def result_probs(points: int) -> np.ndarray:
     """The exact 'probabilities' of a finished game, from the view of the side whose result is points (+-1..3)."""
-    p = np.zeros(5)
+    p = np.zeros(N_OUTPUTS)
     if points > 0:
         p[WIN] = 1.0
         p[WIN_GAMMON] = points >= 2
@@ -101,6 +102,6 @@ class RandomEvaluator:
         self.rng = np.random.default_rng(seed)
 
     def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(afterstates), 5))
+        out = np.zeros((len(afterstates), N_OUTPUTS))
         out[:, 0] = self.rng.random(len(afterstates))
         return out

@@ -18,7 +18,8 @@ import numpy as np
 from engine.errors import PositionIdError
 
 CHECKERS = 15
-BAR = 24
+BAR = 24   # a row's bar index; also the source index of a step entering from the bar
+OFF = -1   # the destination index of a step bearing a checker off (engine.movegen)
 ME, OPP = 0, 1
 
 _START = np.zeros((2, 25), dtype=np.int8)

@@ -1,6 +1,6 @@
 """1-, 2- and 3-ply search over any Evaluator: rank the plays of a roll, value a position.
 
-Ply names (DESIGN.md): 1-ply scores every afterstate with the evaluator and takes the best
+Ply names (docs/architecture.md): 1-ply scores every afterstate with the evaluator and takes the best
 cubeless equity (gnubg's 0-ply); 2-ply keeps the best 1-ply candidates (a move filter as
 gnubg's) and values each by the mean over the opponent's 21 rolls (weights 1/36 for
 doubles, 2/36 otherwise) of the outcome after the opponent's best 1-ply reply, flipped
@@ -30,7 +30,7 @@ import numpy as np
 from engine.cache import kernel
 
 from engine.dice import ALL_ROLLS
-from engine.evaluator import Evaluator, equity, flip, result_probs
+from engine.evaluator import N_OUTPUTS, Evaluator, equity, flip, result_probs
 from engine.movegen import _ZOBRIST, MAX_PLAYS, PlayBuffers, generate, generate_into
 from engine.position import game_result, is_race, race_flags
 
@@ -84,7 +84,7 @@ def evaluate_afterstates(evaluator: Evaluator, afterstates: np.ndarray,
     """evaluator.evaluate with exact results for finished games; (n, 5) from row 0's view."""
     afterstates = np.ascontiguousarray(afterstates, dtype=np.int8)
     if len(afterstates) == 0:
-        return np.zeros((0, 5))
+        return np.zeros((0, N_OUTPUTS))
     if pre_move_race is not None and getattr(evaluator, "accepts_pre_move_race", False):
         probs = np.array(evaluator.evaluate(afterstates, pre_move_race=pre_move_race), dtype=np.float64)
     else:
@@ -173,7 +173,7 @@ def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
     n_boards = len(boards)
     if n_boards == 0:
-        return np.zeros((0, 5))
+        return np.zeros((0, N_OUTPUTS))
     n_rolls = len(ROLLS)
     group_start = np.empty(n_boards * n_rolls + 1, dtype=np.int64)
     scratch = _SCRATCH
@@ -192,7 +192,7 @@ def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     probs = evaluate_afterstates(evaluator, afterstates, race)
     best = _best_in_groups(equity(probs), group_start)
     # The roller's view after its best play of each roll; the mean over rolls stays in that view.
-    per_roll = probs[best].reshape(n_boards, n_rolls, 5)
+    per_roll = probs[best].reshape(n_boards, n_rolls, N_OUTPUTS)
     return np.einsum("krj,r->kj", per_roll, ROLL_WEIGHTS)
 
 
@@ -208,7 +208,7 @@ def position_values(boards: np.ndarray, evaluator: Evaluator, ply: int,
         return flip(evaluate_afterstates(evaluator, boards[:, ::-1], race_flags(boards)))
     if ply == 2:
         return roll_average(boards, evaluator)
-    out = np.zeros((len(boards), 5))
+    out = np.zeros((len(boards), N_OUTPUTS))
     for k, board in enumerate(boards):
         for (d1, d2), weight in zip(ROLLS, ROLL_WEIGHTS):
             plays = rank_plays(board, (int(d1), int(d2)), evaluator, ply - 1, filter)
@@ -229,7 +229,7 @@ def afterstate_values(afterstates: np.ndarray, evaluator: Evaluator, ply: int,
         return evaluate_afterstates(evaluator, afterstates, pre_move_race)
     afterstates = np.ascontiguousarray(afterstates, dtype=np.int8)
     points = exact_results(afterstates)
-    probs = np.array([result_probs(int(p)) if p else np.zeros(5) for p in points]).reshape(-1, 5)
+    probs = np.array([result_probs(int(p)) if p else np.zeros(N_OUTPUTS) for p in points]).reshape(-1, N_OUTPUTS)
     live = np.nonzero(points == 0)[0]
     if len(live):
         probs[live] = flip(position_values(afterstates[live][:, ::-1], evaluator, ply, filter))

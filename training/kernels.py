@@ -20,12 +20,12 @@ from engine.cache import kernel
 
 from engine.bearoff import BINOM, MAX_ROLLS, exact_race, race_win_probability, table
 from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse, encode_sparse_features
+from engine.evaluator import N_OUTPUTS
 from engine.features import FEATURE_COUNTS, FEATURES_VERSION
 from engine.movegen import MAX_PLAYS, generate_into
 from engine.position import CHECKERS
 from engine.pubeval import pubeval_inputs
 
-N_OUT = 5
 # Fixed-view component k of a flipped prediction is sign[k] * y[perm[k]] (+1 for win).
 FLIP_PERM = np.array([0, 3, 4, 1, 2], dtype=np.int64)
 FLIP_SIGN = np.array([-1.0, 1.0, 1.0, 1.0, 1.0], dtype=np.float32)
@@ -103,7 +103,7 @@ def forward_sparse(w1, b1, w2, b2, idx, val, n_active, hidden, out):
             hidden[j] += v * row[j]
     for j in range(H):
         hidden[j] = 1.0 / (1.0 + np.exp(-hidden[j]))
-    for k in range(N_OUT):
+    for k in range(N_OUTPUTS):
         s = b2[k]
         for j in range(H):
             s += hidden[j] * w2[j, k]
@@ -202,12 +202,12 @@ class Scratch:
         self.best_hidden = np.empty(hidden, dtype=np.float32)
         self.best_idx = np.empty(MAX_ACTIVE, dtype=np.int64)
         self.best_val = np.empty(MAX_ACTIVE, dtype=np.float32)
-        self.y = np.empty(N_OUT, dtype=np.float32)
-        self.best_y = np.empty(N_OUT, dtype=np.float32)
-        self.e_w1 = np.zeros((N_OUT, inputs, hidden), dtype=np.float32)
-        self.e_b1 = np.zeros((N_OUT, hidden), dtype=np.float32)
-        self.e_w2 = np.zeros((N_OUT, hidden, N_OUT), dtype=np.float32)
-        self.e_b2 = np.zeros((N_OUT, N_OUT), dtype=np.float32)
+        self.y = np.empty(N_OUTPUTS, dtype=np.float32)
+        self.best_y = np.empty(N_OUTPUTS, dtype=np.float32)
+        self.e_w1 = np.zeros((N_OUTPUTS, inputs, hidden), dtype=np.float32)
+        self.e_b1 = np.zeros((N_OUTPUTS, hidden), dtype=np.float32)
+        self.e_w2 = np.zeros((N_OUTPUTS, hidden, N_OUTPUTS), dtype=np.float32)
+        self.e_b2 = np.zeros((N_OUTPUTS, N_OUTPUTS), dtype=np.float32)
         self.stats = np.zeros(4, dtype=np.float64)  # games, moves, sum |td error|, unused
         self.dist = table() if bearoff else np.zeros((0, MAX_ROLLS), dtype=np.float64)
         self.binom = BINOM
@@ -293,10 +293,10 @@ def apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam
         for j in range(H):
             b1[j] += step * e_b1[k, j]
             e_b1[k, j] *= lam
-            for m in range(N_OUT):
+            for m in range(N_OUTPUTS):
                 w2[j, m] += step * e_w2[k, j, m]
                 e_w2[k, j, m] *= lam
-        for m in range(N_OUT):
+        for m in range(N_OUTPUTS):
             b2[m] += step * e_b2[k, m]
             e_b2[k, m] *= lam
 
@@ -308,7 +308,7 @@ def add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flip
     input_lr[i] scales input i's share, which scales the learning rate of its weights alone.
     """
     H = hidden.shape[0]
-    for k in range(N_OUT):
+    for k in range(N_OUTPUTS):
         m = FLIP_PERM[k] if flipped else k
         sign = FLIP_SIGN[k] if flipped else 1.0
         dy = sign * y[m] * (1.0 - y[m])
@@ -333,10 +333,10 @@ def td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, first, idx, val, 
     the game goes on (n_active >= 0), adds cur's gradient to the traces and keeps cur.
     """
     if not first:
-        delta = np.empty(N_OUT, dtype=np.float32)
-        for k in range(N_OUT):
+        delta = np.empty(N_OUTPUTS, dtype=np.float32)
+        for k in range(N_OUTPUTS):
             delta[k] = cur[k] - prev[k]
-            stats[2] += abs(delta[k]) / N_OUT
+            stats[2] += abs(delta[k]) / N_OUTPUTS
         apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam)
     if n_active >= 0:
         add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flipped, input_lr)
@@ -353,7 +353,7 @@ def reset_traces(e_w1, e_b1, e_w2, e_b2):
 
 @kernel(nogil=True)
 def fixed_view(y, flipped, out):
-    for k in range(N_OUT):
+    for k in range(N_OUTPUTS):
         if flipped:
             out[k] = FLIP_SIGN[k] * y[FLIP_PERM[k]] + (1.0 if k == 0 else 0.0)
         else:
@@ -367,8 +367,8 @@ def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
     """Play n_games of self-play, updating the weights online after every move. A game
     ends at its first terminal afterstate (is_terminal), whose exact value is the target."""
     board = np.empty((2, 25), dtype=np.int8)
-    prev = np.empty(N_OUT, dtype=np.float32)
-    cur = np.empty(N_OUT, dtype=np.float32)
+    prev = np.empty(N_OUTPUTS, dtype=np.float32)
+    cur = np.empty(N_OUTPUTS, dtype=np.float32)
     for _ in range(n_games):
         d1, d2 = start_game(board, rng)
         reset_traces(e_w1, e_b1, e_w2, e_b2)

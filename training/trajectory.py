@@ -18,7 +18,7 @@ from engine.cache import kernel
 
 from engine.encoder import N_INPUTS, encode_sparse, encode_sparse_features
 from engine.movegen import _ZOBRIST
-from training.kernels import (N_OUT, Scratch, choose_net, fixed_view, forward_sparse,
+from training.kernels import (N_OUTPUTS, Scratch, choose_net, fixed_view, forward_sparse,
                               is_terminal, reset_traces, roll_die, start_game, swap_sides,
                               td_step, terminal_value)
 
@@ -102,8 +102,8 @@ def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y
     the TD error is the difference of consecutive predictions and, at the end, the exact
     result; traces hold the gradients of the 5 outputs. stats += games, moves, sum |TD error|.
     """
-    prev = np.empty(N_OUT, dtype=np.float32)
-    cur = np.empty(N_OUT, dtype=np.float32)
+    prev = np.empty(N_OUTPUTS, dtype=np.float32)
+    cur = np.empty(N_OUTPUTS, dtype=np.float32)
     features = w1.shape[0] > N_INPUTS
     for g in range(offsets.shape[0] - 1):
         reset_traces(e_w1, e_b1, e_w2, e_b2)
