@@ -32,7 +32,7 @@ from engine.cache import kernel
 from engine.dice import ALL_ROLLS
 from engine.evaluator import N_OUTPUTS, Evaluator, equity, flip, result_probs
 from engine.movegen import _ZOBRIST, MAX_PLAYS, PlayBuffers, generate, generate_into
-from engine.position import game_result, is_race, race_flags
+from engine.position import game_result, game_results, is_race, race_flags
 
 
 # The 21 distinct rolls (larger die first) and their probabilities, from engine.dice.
@@ -65,8 +65,11 @@ def check_ply(ply: int) -> None:
 
 
 @dataclass(frozen=True)
-class Play:
-    """One legal play with its value from the mover's view.
+class RankedPlay:
+    """One legal play with its value from the mover's view, as rank_plays lists it.
+
+    Not engine.notation.Play (a play of the rules, with its notation): this one carries
+    the search's evaluation, as the raw arrays the evaluator saw.
 
     steps: int8 (4, 2) as engine.movegen (unused steps -1); afterstate: int8 (2, 25) with
     the mover still in row 0; probs: the 5 outputs; ply: the depth that valued it.
@@ -89,26 +92,10 @@ def evaluate_afterstates(evaluator: Evaluator, afterstates: np.ndarray,
         probs = np.array(evaluator.evaluate(afterstates, pre_move_race=pre_move_race), dtype=np.float64)
     else:
         probs = np.array(evaluator.evaluate(afterstates), dtype=np.float64)
-    points = exact_results(afterstates)
+    points = game_results(afterstates)
     for k in np.nonzero(points)[0]:
         probs[k] = result_probs(int(points[k]))
     return probs
-
-
-def exact_results(boards: np.ndarray) -> np.ndarray:
-    """Signed points per board (engine.position.game_result), 0 while the game goes on."""
-    boards = np.asarray(boards)
-    left = boards.sum(axis=2, dtype=np.int64)  # (n, 2) checkers still on the board
-    points = np.zeros(len(boards), dtype=np.int64)
-    for side, sign in ((0, 1), (1, -1)):
-        done = left[:, side] == 0
-        if not done.any():
-            continue
-        loser = boards[done, 1 - side]
-        gammon = loser.sum(axis=1) == 15
-        back = (loser[:, 24] > 0) | (loser[:, 18:24].sum(axis=1) > 0)
-        points[done] = sign * np.where(gammon, np.where(back, 3, 2), 1)
-    return points
 
 
 @kernel
@@ -228,7 +215,7 @@ def afterstate_values(afterstates: np.ndarray, evaluator: Evaluator, ply: int,
     if ply == 1:
         return evaluate_afterstates(evaluator, afterstates, pre_move_race)
     afterstates = np.ascontiguousarray(afterstates, dtype=np.int8)
-    points = exact_results(afterstates)
+    points = game_results(afterstates)
     probs = np.array([result_probs(int(p)) if p else np.zeros(N_OUTPUTS) for p in points]).reshape(-1, N_OUTPUTS)
     live = np.nonzero(points == 0)[0]
     if len(live):
@@ -237,7 +224,7 @@ def afterstate_values(afterstates: np.ndarray, evaluator: Evaluator, ply: int,
 
 
 def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, ply: int = 1,
-               filter: MoveFilter = MoveFilter()) -> list[Play]:
+               filter: MoveFilter = MoveFilter()) -> list[RankedPlay]:
     """Every legal play of (board, dice), best first; [] when no play is legal.
 
     ply=1: one evaluator batch over all afterstates. ply=2: the filter's candidates are
@@ -266,12 +253,12 @@ def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, p
         eqs[cand] = equity(probs[cand])
         plies[cand] = depth
         order.sort(key=lambda i: (-plies[i], -eqs[i]))  # stable: ties keep the previous stage's order
-    return [Play(steps=steps[i], afterstate=afterstates[i], probs=probs[i], equity=float(eqs[i]),
+    return [RankedPlay(steps=steps[i], afterstate=afterstates[i], probs=probs[i], equity=float(eqs[i]),
                  ply=int(plies[i])) for i in order]
 
 
 def best_play(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, ply: int = 1,
-              filter: MoveFilter = MoveFilter()) -> Play | None:
+              filter: MoveFilter = MoveFilter()) -> RankedPlay | None:
     """The top of rank_plays, or None when the roll has no legal play (the turn passes)."""
     plays = rank_plays(board, dice, evaluator, ply, filter)
     return plays[0] if plays else None

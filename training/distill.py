@@ -25,7 +25,8 @@ from engine.bearoff import exact_race
 from engine.encoder import encode
 from engine.evaluator import N_OUTPUTS, Evaluator, equity, flip
 from engine.movegen import generate
-from engine.search import MoveFilter, afterstate_values, evaluate_afterstates, exact_results, roll_average
+from engine.position import game_results
+from engine.search import MoveFilter, afterstate_values, evaluate_afterstates, roll_average
 from models.network import TDNet
 from training.kernels import Scratch
 from training.selfplay import Weights
@@ -54,7 +55,7 @@ def record_positions(net: TDNet, games: int, rng: np.ndarray) -> np.ndarray:
 
 def _answered_by_net(boards: np.ndarray) -> np.ndarray:
     """Mask of the afterstates the net answers at play time: not finished, not an exact bear-off race."""
-    keep = exact_results(boards) == 0
+    keep = game_results(boards) == 0
     keep &= np.array([not exact_race(b) for b in boards], dtype=np.bool_)
     return keep
 

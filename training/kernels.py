@@ -20,10 +20,10 @@ from engine.cache import kernel
 
 from engine.bearoff import BINOM, MAX_ROLLS, exact_race, race_win_probability, table
 from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse, encode_sparse_features
-from engine.evaluator import N_OUTPUTS
+from engine.evaluator import N_OUTPUTS, can_lose_backgammon, can_lose_gammon
 from engine.features import FEATURE_COUNTS, FEATURES_VERSION
 from engine.movegen import MAX_PLAYS, generate_into
-from engine.position import CHECKERS
+from engine.position import game_result, is_race
 from engine.pubeval import pubeval_inputs
 
 # Fixed-view component k of a flipped prediction is sign[k] * y[perm[k]] (+1 for win).
@@ -111,31 +111,6 @@ def forward_sparse(w1, b1, w2, b2, idx, val, n_active, hidden, out):
 
 
 @kernel(nogil=True)
-def _rearmost(board, side):
-    """Index of the side's rearmost checker (bar = 24), or -1 when it has none left."""
-    for i in range(24, -1, -1):
-        if board[side, i] > 0:
-            return i
-    return -1
-
-
-@kernel(nogil=True)
-def _is_race(board):
-    """engine.position.is_race for one board: no contact left."""
-    mine = _rearmost(board, 0)
-    theirs = _rearmost(board, 1)
-    return mine < 0 or theirs < 0 or mine + theirs < 23
-
-
-@kernel(nogil=True)
-def _has_borne_off(board, side):
-    total = 0
-    for i in range(25):
-        total += board[side, i]
-    return total < CHECKERS
-
-
-@kernel(nogil=True)
 def ruled_equity(board, y):
     """Cubeless equity of afterstate board's outputs y as the play-time evaluator scores
     them: gnubg's sanity clamp, then the gammons the position rules out at zero
@@ -145,17 +120,14 @@ def ruled_equity(board, y):
     wbg = min(y[2], wg)
     lg = min(y[3], 1.0 - win)
     lbg = min(y[4], lg)
-    race = _is_race(board)
-    # A side can lose a backgammon only with a checker in the other's home (18..23) or on the bar.
-    if _has_borne_off(board, 0):
+    race = is_race(board)
+    if not can_lose_gammon(board, 0):
         lg = 0.0
+    if not can_lose_backgammon(board, 0, race):
         lbg = 0.0
-    elif race and _rearmost(board, 0) < 18:
-        lbg = 0.0
-    if _has_borne_off(board, 1):
+    if not can_lose_gammon(board, 1):
         wg = 0.0
-        wbg = 0.0
-    elif race and _rearmost(board, 1) < 18:
+    if not can_lose_backgammon(board, 1, race):
         wbg = 0.0
     return 2.0 * win - 1.0 + wg - lg + wbg - lbg
 
@@ -163,15 +135,10 @@ def ruled_equity(board, y):
 @kernel(nogil=True)
 def outcome_vector(board, out):
     """Exact outputs of a finished game from row 0's view (row 0 has borne off all)."""
-    loser_total = 0
-    back = 0
-    for i in range(25):
-        loser_total += board[1, i]
-        if i >= 18:
-            back += board[1, i]
+    points = game_result(board)
     out[0] = 1.0
-    out[1] = 1.0 if loser_total == 15 else 0.0
-    out[2] = 1.0 if loser_total == 15 and back > 0 else 0.0
+    out[1] = 1.0 if points >= 2 else 0.0
+    out[2] = 1.0 if points >= 3 else 0.0
     out[3] = 0.0
     out[4] = 0.0
 
@@ -400,7 +367,7 @@ OPP_RANDOM, OPP_PUBEVAL = 0, 1
 @kernel(nogil=True)
 def _pubeval_choice(board, n, boards, race_w, contact_w, x):
     """Index of pubeval's play among boards[:n] (race weights if the pre-move board is a race)."""
-    w = race_w if _is_race(board) else contact_w
+    w = race_w if is_race(board) else contact_w
     best = 0
     best_s = -np.inf
     for k in range(n):
