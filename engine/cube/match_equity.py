@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.errors import CubeError
 
-MET_PATH = Path(__file__).with_name("data") / "met-kazaross-xg2.json"
+MET_PATH = Path(__file__).resolve().parents[1] / "data" / "met-kazaross-xg2.json"
 
 OUTCOMES = ("win", "win_gammon", "win_backgammon", "lose", "lose_gammon", "lose_backgammon")
 """The order of outcome_mwcs: single/gammon/backgammon wins, then the same losses."""
