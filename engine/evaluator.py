@@ -15,9 +15,11 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.position import CHECKERS, race_flags
+from engine.cache import kernel
+from engine.position import CHECKERS, checkers_left, is_race, rearmost
 
-WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
+N_OUTPUTS = 5  # every evaluator's and network's outputs, in the order below
+WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(N_OUTPUTS)
 
 
 class Evaluator(Protocol):
@@ -49,7 +51,7 @@ def equity(probs: np.ndarray) -> np.ndarray:
 
 def result_probs(points: int) -> np.ndarray:
     """The exact 'probabilities' of a finished game, from the view of the side whose result is points (+-1..3)."""
-    p = np.zeros(5)
+    p = np.zeros(N_OUTPUTS)
     if points > 0:
         p[WIN] = 1.0
         p[WIN_GAMMON] = points >= 2
@@ -70,6 +72,33 @@ def sanity_clamp(probs: np.ndarray) -> np.ndarray:
     return p
 
 
+@kernel(nogil=True)
+def can_lose_gammon(board, side):
+    """False once the side has borne off a checker."""
+    return checkers_left(board, side) == CHECKERS
+
+
+@kernel(nogil=True)
+def can_lose_backgammon(board, side, race):
+    """False once the side has borne off a checker, or when, in a race (`race`: is_race of
+    the board), it has no checker left in the other's home board or on the bar."""
+    return can_lose_gammon(board, side) and not (race and rearmost(board, side) < 18)
+
+
+@kernel(nogil=True)
+def _rule_out_gammons(boards, probs):
+    for k in range(boards.shape[0]):
+        board = boards[k]
+        race = is_race(board)
+        for side in range(2):
+            gammon = LOSE_GAMMON if side == 0 else WIN_GAMMON
+            backgammon = LOSE_BACKGAMMON if side == 0 else WIN_BACKGAMMON
+            if not can_lose_gammon(board, side):
+                probs[k, gammon] = 0.0
+            if not can_lose_backgammon(board, side, race):
+                probs[k, backgammon] = 0.0
+
+
 def rule_out_gammons(boards: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """Zero, in place, the gammons and backgammons the position makes impossible (gnubg does too).
 
@@ -77,15 +106,9 @@ def rule_out_gammons(boards: np.ndarray, probs: np.ndarray) -> np.ndarray:
     side with no checker in the other's home board or on the bar cannot lose a backgammon.
     A net learns these only roughly: left alone, the shipped nets gave a side that had borne
     off and been hit up to 0.96 to lose a gammon, and a 2-ply teacher taught it back.
+    Self-play's kernels apply the same can_lose_gammon / can_lose_backgammon.
     """
-    boards = np.asarray(boards)
-    on_board = boards.sum(axis=2, dtype=np.int64)  # (n, 2)
-    race = race_flags(boards)
-    in_their_home = boards[:, :, 18:].sum(axis=2, dtype=np.int64) > 0  # their home board 18..23, bar 24
-    for side, gammon, backgammon in ((0, LOSE_GAMMON, LOSE_BACKGAMMON), (1, WIN_GAMMON, WIN_BACKGAMMON)):
-        has_borne_off = on_board[:, side] < CHECKERS
-        probs[has_borne_off, gammon] = 0.0
-        probs[has_borne_off | (race & ~in_their_home[:, side]), backgammon] = 0.0
+    _rule_out_gammons(np.asarray(boards), probs)
     return probs
 
 
@@ -101,6 +124,6 @@ class RandomEvaluator:
         self.rng = np.random.default_rng(seed)
 
     def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(afterstates), 5))
+        out = np.zeros((len(afterstates), N_OUTPUTS))
         out[:, 0] = self.rng.random(len(afterstates))
         return out

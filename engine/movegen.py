@@ -13,7 +13,9 @@ Boards follow engine.position: int8 (2, 25), row 0 the side on roll. A step is
 from __future__ import annotations
 
 import numpy as np
+
 from engine.cache import kernel
+from engine.position import BAR, OFF
 
 MAX_PLAYS = 4096
 
@@ -32,7 +34,7 @@ def _legal_step(board, src, die):
     for i in range(1, 25):
         if board[0, i] > 0:
             back = i
-    return back <= 5 and (src == back or dest == -1)
+    return back <= 5 and (src == back or dest == OFF)
 
 
 @kernel
@@ -83,7 +85,7 @@ def _search_order(board, dice, ndice, double, stack, steps_now, out_boards, out_
     next_src = np.empty(5, dtype=np.int64)
     moved = np.zeros(5, dtype=np.bool_)
     stack[0] = board
-    next_src[0] = 24
+    next_src[0] = BAR
     depth = 0
     pips = 0
     while depth >= 0:
@@ -96,9 +98,9 @@ def _search_order(board, dice, ndice, double, stack, steps_now, out_boards, out_
         cur = stack[depth]
         die = dice[depth]
         src = -1
-        if cur[0, 24] > 0:
-            if next_src[depth] == 24 and cur[1, die - 1] < 2:
-                src = 24
+        if cur[0, BAR] > 0:
+            if next_src[depth] == BAR and cur[1, die - 1] < 2:
+                src = BAR
             next_src[depth] = -1
         else:
             s = min(next_src[depth], 23)
@@ -117,13 +119,13 @@ def _search_order(board, dice, ndice, double, stack, steps_now, out_boards, out_
             if dest >= 0:
                 if nxt[1, 23 - dest] == 1:
                     nxt[1, 23 - dest] = 0
-                    nxt[1, 24] += 1
+                    nxt[1, BAR] += 1
                 nxt[0, dest] += 1
             steps_now[depth, 0] = src
-            steps_now[depth, 1] = dest if dest >= 0 else -1
+            steps_now[depth, 1] = dest if dest >= 0 else OFF
             pips += die
             depth += 1
-            next_src[depth] = src if double else 24
+            next_src[depth] = src if double else BAR
             moved[depth] = False
         else:
             if not moved[depth]:

@@ -15,10 +15,12 @@ import base64
 
 import numpy as np
 
+from engine.cache import kernel
 from engine.errors import PositionIdError
 
 CHECKERS = 15
-BAR = 24
+BAR = 24   # a row's bar index; also the source index of a step entering from the bar
+OFF = -1   # the destination index of a step bearing a checker off (engine.movegen)
 ME, OPP = 0, 1
 
 _START = np.zeros((2, 25), dtype=np.int8)
@@ -68,7 +70,7 @@ class Position:
 
     def is_race(self) -> bool:
         """True when no contact is possible: every checker of mine is past every one of theirs."""
-        return is_race(self.board)
+        return bool(is_race(self.board))
 
     def game_over(self) -> bool:
         return self.off()[ME] == CHECKERS or self.off()[OPP] == CHECKERS
@@ -79,7 +81,7 @@ class Position:
         +1/+2/+3 when row 0 has won a single game / gammon / backgammon, negative when row 1
         has, 0 while the game goes on. Called on an afterstate, row 0 is the side that moved.
         """
-        return game_result(self.board)
+        return int(game_result(self.board))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Position) and self._key == other._key
@@ -91,36 +93,75 @@ class Position:
         return f"Position({self.id!r})"
 
 
-def is_race(board: np.ndarray) -> bool:
-    """No contact: my rearmost checker is ahead of the opponent's rearmost one."""
-    mine = np.nonzero(board[ME])[0]
-    theirs = np.nonzero(board[OPP])[0]
-    if len(mine) == 0 or len(theirs) == 0:
-        return True
+@kernel(nogil=True)
+def rearmost(board, side):
+    """Index of the side's rearmost checker (bar = 24), or -1 when it has none left."""
+    for i in range(BAR, -1, -1):
+        if board[side, i] > 0:
+            return i
+    return -1
+
+
+@kernel(nogil=True)
+def is_race(board):
+    """No contact: my rearmost checker is ahead of the opponent's rearmost one.
+
+    A kernel, so numba code and Python (board: int8 (2, 25)) share one race test.
+    """
+    mine = rearmost(board, ME)
+    theirs = rearmost(board, OPP)
     # My index i is the opponent's index 23 - i; bar (24) is farthest back for both.
-    return int(mine.max()) + int(theirs.max()) < 23
+    return mine < 0 or theirs < 0 or mine + theirs < 23
+
+
+@kernel(nogil=True)
+def checkers_left(board, side):
+    """Checkers the side still has on the board or the bar (CHECKERS minus those borne off)."""
+    total = 0
+    for i in range(BAR + 1):
+        total += board[side, i]
+    return total
+
+
+@kernel(nogil=True)
+def game_result(board):
+    """Signed points from row 0's view; 0 while both sides still have checkers.
+
+    A kernel, so self-play (numba) and the engine (Python) share one rule: a loser who has
+    borne off nothing loses a gammon, a backgammon with a checker on the bar or in the
+    winner's home board (the loser's indices 18..23).
+    """
+    for side in range(2):
+        if checkers_left(board, side) == 0:
+            sign = 1 if side == ME else -1
+            loser = 1 - side
+            if checkers_left(board, loser) < CHECKERS:
+                return sign
+            if rearmost(board, loser) >= 18:
+                return 3 * sign
+            return 2 * sign
+    return 0
+
+
+@kernel(nogil=True)
+def _classify(boards):
+    """is_race and game_result of each board, in one pass (both cost little next to an evaluation)."""
+    race = np.empty(boards.shape[0], dtype=np.bool_)
+    points = np.empty(boards.shape[0], dtype=np.int64)
+    for k in range(boards.shape[0]):
+        race[k] = is_race(boards[k])
+        points[k] = game_result(boards[k])
+    return race, points
 
 
 def race_flags(boards: np.ndarray) -> np.ndarray:
     """is_race of each of (n, 2, 25) boards, as a bool (n,) array."""
-    present = np.asarray(boards) > 0
-    # Each side's rearmost checker index (bar = 24), -1 for a side with none left.
-    rearmost = np.where(present.any(axis=2), BAR - np.argmax(present[:, :, ::-1], axis=2), -1)
-    return (rearmost.min(axis=1) < 0) | (rearmost.sum(axis=1) < 23)
+    return _classify(np.asarray(boards))[0]
 
 
-def game_result(board: np.ndarray) -> int:
-    """Signed points from row 0's view; 0 while both sides still have checkers."""
-    for side, sign in ((ME, 1), (OPP, -1)):
-        if board[side].sum() == 0:
-            loser = board[1 - side]
-            if loser.sum() < CHECKERS:
-                return sign
-            # Loser's bar (24) or the winner's home board = loser's points 19..24.
-            if loser[BAR] > 0 or loser[18:24].sum() > 0:
-                return 3 * sign
-            return 2 * sign
-    return 0
+def game_results(boards: np.ndarray) -> np.ndarray:
+    """game_result of each of (n, 2, 25) boards, as an int64 (n,) array."""
+    return _classify(np.asarray(boards))[1]
 
 
 def encode_position_id(board: np.ndarray) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from engine.cache import kernel
 
+from engine.evaluator import N_OUTPUTS
 from engine.position import race_flags
 
 N_PUBEVAL_INPUTS = 122
@@ -111,7 +112,7 @@ class PubevalEvaluator:
     def evaluate(self, afterstates: np.ndarray, pre_move_race: np.ndarray | None = None) -> np.ndarray:
         """(n, 2, 25) afterstates -> (n, 5): P(win) = sigmoid(score / 10), the rest 0."""
         s = self.scores(afterstates, pre_move_race)
-        out = np.zeros((len(s), 5))
+        out = np.zeros((len(s), N_OUTPUTS))
         with np.errstate(over="ignore"):
             out[:, 0] = 1.0 / (1.0 + np.exp(-s / SCORE_SCALE))
         return out

@@ -1,6 +1,6 @@
 """1-, 2- and 3-ply search over any Evaluator: rank the plays of a roll, value a position.
 
-Ply names (DESIGN.md): 1-ply scores every afterstate with the evaluator and takes the best
+Ply names (docs/architecture.md): 1-ply scores every afterstate with the evaluator and takes the best
 cubeless equity (gnubg's 0-ply); 2-ply keeps the best 1-ply candidates (a move filter as
 gnubg's) and values each by the mean over the opponent's 21 rolls (weights 1/36 for
 doubles, 2/36 otherwise) of the outcome after the opponent's best 1-ply reply, flipped
@@ -30,9 +30,9 @@ import numpy as np
 from engine.cache import kernel
 
 from engine.dice import ALL_ROLLS
-from engine.evaluator import Evaluator, equity, flip, result_probs
+from engine.evaluator import N_OUTPUTS, Evaluator, equity, flip, result_probs
 from engine.movegen import _ZOBRIST, MAX_PLAYS, PlayBuffers, generate, generate_into
-from engine.position import game_result, is_race, race_flags
+from engine.position import game_result, game_results, is_race, race_flags
 
 
 # The 21 distinct rolls (larger die first) and their probabilities, from engine.dice.
@@ -65,8 +65,11 @@ def check_ply(ply: int) -> None:
 
 
 @dataclass(frozen=True)
-class Play:
-    """One legal play with its value from the mover's view.
+class RankedPlay:
+    """One legal play with its value from the mover's view, as rank_plays lists it.
+
+    Not engine.notation.Play (a play of the rules, with its notation): this one carries
+    the search's evaluation, as the raw arrays the evaluator saw.
 
     steps: int8 (4, 2) as engine.movegen (unused steps -1); afterstate: int8 (2, 25) with
     the mover still in row 0; probs: the 5 outputs; ply: the depth that valued it.
@@ -84,31 +87,15 @@ def evaluate_afterstates(evaluator: Evaluator, afterstates: np.ndarray,
     """evaluator.evaluate with exact results for finished games; (n, 5) from row 0's view."""
     afterstates = np.ascontiguousarray(afterstates, dtype=np.int8)
     if len(afterstates) == 0:
-        return np.zeros((0, 5))
+        return np.zeros((0, N_OUTPUTS))
     if pre_move_race is not None and getattr(evaluator, "accepts_pre_move_race", False):
         probs = np.array(evaluator.evaluate(afterstates, pre_move_race=pre_move_race), dtype=np.float64)
     else:
         probs = np.array(evaluator.evaluate(afterstates), dtype=np.float64)
-    points = exact_results(afterstates)
+    points = game_results(afterstates)
     for k in np.nonzero(points)[0]:
         probs[k] = result_probs(int(points[k]))
     return probs
-
-
-def exact_results(boards: np.ndarray) -> np.ndarray:
-    """Signed points per board (engine.position.game_result), 0 while the game goes on."""
-    boards = np.asarray(boards)
-    left = boards.sum(axis=2, dtype=np.int64)  # (n, 2) checkers still on the board
-    points = np.zeros(len(boards), dtype=np.int64)
-    for side, sign in ((0, 1), (1, -1)):
-        done = left[:, side] == 0
-        if not done.any():
-            continue
-        loser = boards[done, 1 - side]
-        gammon = loser.sum(axis=1) == 15
-        back = (loser[:, 24] > 0) | (loser[:, 18:24].sum(axis=1) > 0)
-        points[done] = sign * np.where(gammon, np.where(back, 3, 2), 1)
-    return points
 
 
 @kernel
@@ -173,7 +160,7 @@ def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
     n_boards = len(boards)
     if n_boards == 0:
-        return np.zeros((0, 5))
+        return np.zeros((0, N_OUTPUTS))
     n_rolls = len(ROLLS)
     group_start = np.empty(n_boards * n_rolls + 1, dtype=np.int64)
     scratch = _SCRATCH
@@ -192,7 +179,7 @@ def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     probs = evaluate_afterstates(evaluator, afterstates, race)
     best = _best_in_groups(equity(probs), group_start)
     # The roller's view after its best play of each roll; the mean over rolls stays in that view.
-    per_roll = probs[best].reshape(n_boards, n_rolls, 5)
+    per_roll = probs[best].reshape(n_boards, n_rolls, N_OUTPUTS)
     return np.einsum("krj,r->kj", per_roll, ROLL_WEIGHTS)
 
 
@@ -208,7 +195,7 @@ def position_values(boards: np.ndarray, evaluator: Evaluator, ply: int,
         return flip(evaluate_afterstates(evaluator, boards[:, ::-1], race_flags(boards)))
     if ply == 2:
         return roll_average(boards, evaluator)
-    out = np.zeros((len(boards), 5))
+    out = np.zeros((len(boards), N_OUTPUTS))
     for k, board in enumerate(boards):
         for (d1, d2), weight in zip(ROLLS, ROLL_WEIGHTS):
             plays = rank_plays(board, (int(d1), int(d2)), evaluator, ply - 1, filter)
@@ -228,8 +215,8 @@ def afterstate_values(afterstates: np.ndarray, evaluator: Evaluator, ply: int,
     if ply == 1:
         return evaluate_afterstates(evaluator, afterstates, pre_move_race)
     afterstates = np.ascontiguousarray(afterstates, dtype=np.int8)
-    points = exact_results(afterstates)
-    probs = np.array([result_probs(int(p)) if p else np.zeros(5) for p in points]).reshape(-1, 5)
+    points = game_results(afterstates)
+    probs = np.array([result_probs(int(p)) if p else np.zeros(N_OUTPUTS) for p in points]).reshape(-1, N_OUTPUTS)
     live = np.nonzero(points == 0)[0]
     if len(live):
         probs[live] = flip(position_values(afterstates[live][:, ::-1], evaluator, ply, filter))
@@ -237,7 +224,7 @@ def afterstate_values(afterstates: np.ndarray, evaluator: Evaluator, ply: int,
 
 
 def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, ply: int = 1,
-               filter: MoveFilter = MoveFilter()) -> list[Play]:
+               filter: MoveFilter = MoveFilter()) -> list[RankedPlay]:
     """Every legal play of (board, dice), best first; [] when no play is legal.
 
     ply=1: one evaluator batch over all afterstates. ply=2: the filter's candidates are
@@ -266,12 +253,12 @@ def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, p
         eqs[cand] = equity(probs[cand])
         plies[cand] = depth
         order.sort(key=lambda i: (-plies[i], -eqs[i]))  # stable: ties keep the previous stage's order
-    return [Play(steps=steps[i], afterstate=afterstates[i], probs=probs[i], equity=float(eqs[i]),
+    return [RankedPlay(steps=steps[i], afterstate=afterstates[i], probs=probs[i], equity=float(eqs[i]),
                  ply=int(plies[i])) for i in order]
 
 
 def best_play(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, ply: int = 1,
-              filter: MoveFilter = MoveFilter()) -> Play | None:
+              filter: MoveFilter = MoveFilter()) -> RankedPlay | None:
     """The top of rank_plays, or None when the roll has no legal play (the turn passes)."""
     plays = rank_plays(board, dice, evaluator, ply, filter)
     return plays[0] if plays else None

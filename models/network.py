@@ -9,9 +9,8 @@ from torch import nn
 from engine import bearoff
 from engine.encoder import encode, input_count
 from engine.errors import CheckpointError
-from engine.evaluator import rule_out_gammons, sanity_clamp
+from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
 
-N_OUTPUTS = 5
 # Rows per forward pass. A 2-ply search or teacher asks for 100,000+ afterstates at once; in one
 # pass each layer's activations are fresh pages the kernel must zero, in slices they reuse memory.
 EVAL_ROWS = 4096

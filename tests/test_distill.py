@@ -13,7 +13,8 @@ from engine.bearoff import exact_race
 from engine.dice import ALL_ROLLS
 from engine.encoder import encode
 from engine.evaluator import flip
-from engine.search import best_play, evaluate_afterstates, exact_results, rank_plays
+from engine.position import game_results
+from engine.search import best_play, evaluate_afterstates, rank_plays
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.network import NetworkEvaluator
 from scripts.lab.distill import identify, main as distill_main
@@ -38,7 +39,7 @@ def test_positions_are_live_afterstates_and_repeat_with_the_seed() -> None:
     again = record_positions(net, 10, seed_state(2, 0))
     assert len(boards) > 100
     np.testing.assert_array_equal(boards, again)
-    assert (exact_results(boards) == 0).all()
+    assert (game_results(boards) == 0).all()
     assert not any(exact_race(b) for b in boards)
     assert (boards.sum(axis=(1, 2)) <= 30).all() and (boards >= 0).all()
 
@@ -88,7 +89,7 @@ def test_near_misses_are_the_runners_up_of_a_fresh_roll_within_the_window() -> N
     for board, (d1, d2) in zip(boards, dice):
         plays = rank_plays(np.ascontiguousarray(board[::-1]), (int(d1), int(d2)), student)
         expected += [p.afterstate for p in plays[1:3] if p.equity >= plays[0].equity - NEAR_MISS_WINDOW
-                     and exact_results(p.afterstate[None])[0] == 0 and not exact_race(p.afterstate)]
+                     and game_results(p.afterstate[None])[0] == 0 and not exact_race(p.afterstate)]
     assert len(expected) > len(boards) // 2
     np.testing.assert_array_equal(got, np.array(expected))
 

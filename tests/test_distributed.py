@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from engine.encoder import encode
-from engine.movegen import _ZOBRIST
 from engine.position import Position
 from models.checkpoint import load_checkpoint
 from training import trajectory
@@ -20,7 +19,7 @@ from training.actors import LocalBackend
 from training.config import TrainConfig, load_config
 from training.distributed import DistributedTrainer, lag_bound
 from engine.bearoff import exact_race
-from training.kernels import Scratch, train_games
+from training.kernels import Schedule, Scratch, train_games
 from training.selfplay import Weights, benchmark, initial_net, seed_state
 from training.trajectory import TrajectoryBatch, learn, record_games
 
@@ -57,17 +56,14 @@ def test_recorded_game_replays_like_the_hogwild_kernel_at_zero_lr(bearoff: bool)
     games end at exact bear-off races)."""
     weights = Weights(initial_net(16, 4))
     s = Scratch(16, bearoff=bearoff)
-    train_games(*weights.as_tuple(), 3, 0.0, 0.7, 0.0, seed_state(9, 0), _ZOBRIST, s.boards,
-                s.steps, s.hashes, s.idx, s.val, s.hidden, s.y, s.best_hidden, s.best_idx,
-                s.best_val, s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom,
-                s.input_lr)
+    train_games(weights.as_tuple(), 3, Schedule(0.0, 0.7, 0.0), seed_state(9, 0), s.moves, s.td, s.end)
     boards, offsets = record_games(weights.as_tuple(), 3, 0.0, seed_state(9, 0),
                                    Scratch(16, bearoff=bearoff))
-    assert offsets[0] == 0 and offsets[-1] == len(boards) == s.stats[1]
+    assert offsets[0] == 0 and offsets[-1] == len(boards) == s.td.stats[1]
     games, moves, td = learn(weights.as_tuple(), TrajectoryBatch(boards, offsets, 0, 0), 0.0, 0.7,
                              Scratch(16, bearoff=bearoff))
-    assert (games, moves) == (3, int(s.stats[1]))
-    assert td == pytest.approx(s.stats[2], rel=1e-6)
+    assert (games, moves) == (3, int(s.td.stats[1]))
+    assert td == pytest.approx(s.td.stats[2], rel=1e-6)
     start = Position.start().board
     for g in range(3):
         game = boards[offsets[g]:offsets[g + 1]]

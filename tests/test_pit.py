@@ -7,7 +7,8 @@ import pytest
 
 from engine.errors import TdgammonError
 from engine.gnubg.process import GnubgProcess
-from engine.pit.harness import SearchPlayer, parse_player_spec, play_pit_game
+from engine.pit.harness import SearchPlayer, play_pit_game
+from engine.pit.players import parse_player_spec
 from engine.pit.stats import GameResult, summarize
 from engine.pubeval import PubevalEvaluator
 from engine.evaluator import RandomEvaluator

@@ -12,10 +12,9 @@ from engine.dice import ALL_ROLLS
 from engine.evaluator import equity, flip, result_probs
 from engine.movegen import generate
 from engine.notation import legal_plays
-from engine.position import Position, decode_position_id, game_result
+from engine.position import Position, decode_position_id, game_result, game_results
 from engine.pubeval import PubevalEvaluator
-from engine.search import (DEEP_FILTER, MoveFilter, evaluate_position, exact_results, rank_plays,
-                           roll_average)
+from engine.search import DEEP_FILTER, MoveFilter, evaluate_position, rank_plays, roll_average
 
 ORACLE = Path(__file__).resolve().parent / "data" / "gnubg-legal-moves.jsonl"
 
@@ -234,7 +233,7 @@ def test_game_ending_play_gets_exact_result(theirs, points, ply):
     assert game_result(plays[0].afterstate) == points
     np.testing.assert_array_equal(plays[0].probs, result_probs(points))
     assert plays[0].equity == points
-    np.testing.assert_array_equal(exact_results(plays[0].afterstate[None]), [points])
+    np.testing.assert_array_equal(game_results(plays[0].afterstate[None]), [points])
 
 
 def test_finished_position_evaluates_exactly():
@@ -246,7 +245,7 @@ def test_finished_position_evaluates_exactly():
 def test_exact_results_agrees_with_game_result(oracle_cases):
     boards = np.stack([b for b, _ in oracle_cases] + [_board({}, {5: 15}), _board({3: 2}, {}),
                                                      _board({}, {0: 14, 20: 1}), _board({}, {0: 14})])
-    np.testing.assert_array_equal(exact_results(boards), [game_result(b) for b in boards])
+    np.testing.assert_array_equal(game_results(boards), [game_result(b) for b in boards])
 
 
 def test_roll_average_is_the_mean_over_rolls():

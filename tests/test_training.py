@@ -45,21 +45,21 @@ def test_trace_gradient_matches_autograd(flipped: bool, features: bool) -> None:
     net = initial_net(16, 3, features)
     weights = Weights(net)
     s = Scratch(16, weights.inputs)
+    enc, td = s.moves.cand, s.td
     board = _odd_board()
-    m = (encode_sparse_features if features else encode_sparse)(board, s.idx, s.val)
-    forward_sparse(*weights.as_tuple(), s.idx, s.val, m, s.hidden, s.y)
+    m = (encode_sparse_features if features else encode_sparse)(board, enc.idx, enc.val)
+    forward_sparse(weights.as_tuple(), enc, m)
     x = torch.from_numpy(encode(board, features))[None]
-    np.testing.assert_allclose(s.y, net(x)[0].detach().numpy(), atol=1e-6)
-    add_gradient(weights.w2, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.idx, s.val, m, s.hidden, s.y, flipped,
-                 s.input_lr)
+    np.testing.assert_allclose(enc.y, net(x)[0].detach().numpy(), atol=1e-6)
+    add_gradient(weights.w2, td, enc, m, flipped)
     for k in range(5):
         net.zero_grad()
         y = net(x)[0]
         (FLIP_SIGN[k] * y[FLIP_PERM[k]] if flipped else y[k]).backward()
-        np.testing.assert_allclose(s.e_w1[k], net.hidden.weight.grad.numpy().T, atol=1e-7)
-        np.testing.assert_allclose(s.e_b1[k], net.hidden.bias.grad.numpy(), atol=1e-7)
-        np.testing.assert_allclose(s.e_w2[k], net.out.weight.grad.numpy().T, atol=1e-6)
-        np.testing.assert_allclose(s.e_b2[k], net.out.bias.grad.numpy(), atol=1e-6)
+        np.testing.assert_allclose(td.e_w1[k], net.hidden.weight.grad.numpy().T, atol=1e-7)
+        np.testing.assert_allclose(td.e_b1[k], net.hidden.bias.grad.numpy(), atol=1e-7)
+        np.testing.assert_allclose(td.e_w2[k], net.out.weight.grad.numpy().T, atol=1e-6)
+        np.testing.assert_allclose(td.e_b2[k], net.out.bias.grad.numpy(), atol=1e-6)
 
 
 def test_new_inputs_lr_scales_only_the_newest_features_traces() -> None:
@@ -71,11 +71,11 @@ def test_new_inputs_lr_scales_only_the_newest_features_traces() -> None:
     traces = []
     for scale in (1.0, 4.0):
         s = Scratch(16, weights.inputs, new_inputs_lr=scale)
-        m = encode_sparse_features(board, s.idx, s.val)
-        forward_sparse(*weights.as_tuple(), s.idx, s.val, m, s.hidden, s.y)
-        add_gradient(weights.w2, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.idx, s.val, m, s.hidden, s.y,
-                     False, s.input_lr)
-        traces.append(s)
+        enc = s.moves.cand
+        m = encode_sparse_features(board, enc.idx, enc.val)
+        forward_sparse(weights.as_tuple(), enc, m)
+        add_gradient(weights.w2, s.td, enc, m, False)
+        traces.append(s.td)
     new = N_INPUTS + FEATURE_COUNTS[FEATURES_VERSION - 1]
     plain, scaled = traces
     assert np.abs(plain.e_w1[:, new:]).max() > 0          # the odd board sets some new inputs
@@ -83,7 +83,7 @@ def test_new_inputs_lr_scales_only_the_newest_features_traces() -> None:
     np.testing.assert_array_equal(scaled.e_w1[:, :new], plain.e_w1[:, :new])
     np.testing.assert_array_equal(scaled.e_b1, plain.e_b1)
     np.testing.assert_array_equal(scaled.e_w2, plain.e_w2)
-    assert (Scratch(16).input_lr == 1.0).all()            # 198 inputs: nothing is new
+    assert (Scratch(16).td.input_lr == 1.0).all()            # 198 inputs: nothing is new
 
 
 # -- configuration ----------------------------------------------------------------------

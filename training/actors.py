@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import ConfigError
+from engine.evaluator import N_OUTPUTS
 from training.kernels import Scratch
 from training.trajectory import TrajectoryBatch, record_games
 
@@ -80,7 +81,7 @@ class ActorCore:
         self.weights: WeightArrays | None = None
         # Load the compiled kernel now (zero games), not inside the first timed job.
         blank = (np.zeros((198, hidden), np.float32), np.zeros(hidden, np.float32),
-                 np.zeros((hidden, 5), np.float32), np.zeros(5, np.float32))
+                 np.zeros((hidden, N_OUTPUTS), np.float32), np.zeros(N_OUTPUTS, np.float32))
         record_games(blank, 0, 0.0, job_rng(self.seed, 0), self.scratch)
 
     def play(self, job: Job, weights: WeightArrays) -> TrajectoryBatch:

@@ -23,9 +23,10 @@ import torch
 
 from engine.bearoff import exact_race
 from engine.encoder import encode
-from engine.evaluator import Evaluator, equity, flip
+from engine.evaluator import N_OUTPUTS, Evaluator, equity, flip
 from engine.movegen import generate
-from engine.search import MoveFilter, afterstate_values, evaluate_afterstates, exact_results, roll_average
+from engine.position import game_results
+from engine.search import MoveFilter, afterstate_values, evaluate_afterstates, roll_average
 from models.network import TDNet
 from training.kernels import Scratch
 from training.selfplay import Weights
@@ -36,7 +37,7 @@ NEAR_MISS_BATCH = 1024  # positions per evaluator call in near_misses: about 25,
 NEAR_MISS_WINDOW = MoveFilter().threshold  # equity behind the best play: the 2-ply search's own window
 # A 3-ply teacher's inner 2-ply replies: 4 candidates within 0.08 value a position in 220 ms
 # on one core against 377 ms with the search's own 8 within 0.16, and moved 20 oracle
-# positions' equities by at most 0.0125 (session 25).
+# positions' equities by at most 0.0125 (commit 381b6b8, 2026-12-04).
 THREE_PLY_TEACHER_FILTER = MoveFilter(max_moves=4, threshold=0.08)
 TRIM = 0.001  # share of held-out positions, the worst fitted, that the trimmed error leaves out
 
@@ -54,7 +55,7 @@ def record_positions(net: TDNet, games: int, rng: np.ndarray) -> np.ndarray:
 
 def _answered_by_net(boards: np.ndarray) -> np.ndarray:
     """Mask of the afterstates the net answers at play time: not finished, not an exact bear-off race."""
-    keep = exact_results(boards) == 0
+    keep = game_results(boards) == 0
     keep &= np.array([not exact_race(b) for b in boards], dtype=np.bool_)
     return keep
 
@@ -94,7 +95,7 @@ def search_targets(boards: np.ndarray, teacher: Evaluator, ply: int = 2) -> np.n
     slower, with THREE_PLY_TEACHER_FILTER)."""
     if ply not in (2, 3):
         raise ValueError(f"the teacher searches at 2 or 3 ply, got {ply}")
-    out = np.empty((len(boards), 5), dtype=np.float32)
+    out = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
     for start in range(0, len(boards), TARGET_BATCH):
         chunk = boards[start:start + TARGET_BATCH]
         out[start:start + len(chunk)] = (flip(roll_average(chunk[:, ::-1], teacher)) if ply == 2 else

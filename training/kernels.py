@@ -2,7 +2,9 @@
 1-ply move choice and the online TD(lambda) update with eligibility traces.
 
 Weights use the layout of TDNet.to_numpy(): w1 (inputs, H), b1 (H,), w2 (H, 5), b2 (5,);
-the input count says whether the net reads engine.features after Tesauro's 198.
+the input count says whether the net reads engine.features after Tesauro's 198. Kernels
+take their arrays grouped in the named tuples below (numba passes them as structs, at no
+cost): the net, the move-choice buffers, the TD state and the end-of-game tables.
 All functions release the GIL, so several threads can train one set of weights at once
 (Hogwild); with one thread a run is exactly reproducible from its seed.
 
@@ -15,17 +17,20 @@ fixed-view outcome.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+
 from engine.cache import kernel
 
 from engine.bearoff import BINOM, MAX_ROLLS, exact_race, race_win_probability, table
 from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse, encode_sparse_features
+from engine.evaluator import N_OUTPUTS, can_lose_backgammon, can_lose_gammon
 from engine.features import FEATURE_COUNTS, FEATURES_VERSION
-from engine.movegen import MAX_PLAYS, generate_into
-from engine.position import CHECKERS
+from engine.movegen import _ZOBRIST, MAX_PLAYS, generate_into
+from engine.position import game_result, is_race
 from engine.pubeval import pubeval_inputs
 
-N_OUT = 5
 # Fixed-view component k of a flipped prediction is sign[k] * y[perm[k]] (+1 for win).
 FLIP_PERM = np.array([0, 3, 4, 1, 2], dtype=np.int64)
 FLIP_SIGN = np.array([-1.0, 1.0, 1.0, 1.0, 1.0], dtype=np.float32)
@@ -91,8 +96,10 @@ def swap_sides(board):
 
 # -------------------------------------------------------------------------- network
 @kernel(nogil=True, fastmath=True)
-def forward_sparse(w1, b1, w2, b2, idx, val, n_active, hidden, out):
-    """Hidden activations and the 5 outputs of one encoded afterstate."""
+def forward_sparse(net, enc, n_active):
+    """Hidden activations and the 5 outputs of one encoded afterstate, into enc.hidden, enc.y."""
+    w1, b1, w2, b2 = net
+    idx, val, hidden, out = enc
     H = b1.shape[0]
     for j in range(H):
         hidden[j] = b1[j]
@@ -103,36 +110,11 @@ def forward_sparse(w1, b1, w2, b2, idx, val, n_active, hidden, out):
             hidden[j] += v * row[j]
     for j in range(H):
         hidden[j] = 1.0 / (1.0 + np.exp(-hidden[j]))
-    for k in range(N_OUT):
+    for k in range(N_OUTPUTS):
         s = b2[k]
         for j in range(H):
             s += hidden[j] * w2[j, k]
         out[k] = 1.0 / (1.0 + np.exp(-s))
-
-
-@kernel(nogil=True)
-def _rearmost(board, side):
-    """Index of the side's rearmost checker (bar = 24), or -1 when it has none left."""
-    for i in range(24, -1, -1):
-        if board[side, i] > 0:
-            return i
-    return -1
-
-
-@kernel(nogil=True)
-def _is_race(board):
-    """engine.position.is_race for one board: no contact left."""
-    mine = _rearmost(board, 0)
-    theirs = _rearmost(board, 1)
-    return mine < 0 or theirs < 0 or mine + theirs < 23
-
-
-@kernel(nogil=True)
-def _has_borne_off(board, side):
-    total = 0
-    for i in range(25):
-        total += board[side, i]
-    return total < CHECKERS
 
 
 @kernel(nogil=True)
@@ -145,17 +127,14 @@ def ruled_equity(board, y):
     wbg = min(y[2], wg)
     lg = min(y[3], 1.0 - win)
     lbg = min(y[4], lg)
-    race = _is_race(board)
-    # A side can lose a backgammon only with a checker in the other's home (18..23) or on the bar.
-    if _has_borne_off(board, 0):
+    race = is_race(board)
+    if not can_lose_gammon(board, 0):
         lg = 0.0
+    if not can_lose_backgammon(board, 0, race):
         lbg = 0.0
-    elif race and _rearmost(board, 0) < 18:
-        lbg = 0.0
-    if _has_borne_off(board, 1):
+    if not can_lose_gammon(board, 1):
         wg = 0.0
-        wbg = 0.0
-    elif race and _rearmost(board, 1) < 18:
+    if not can_lose_backgammon(board, 1, race):
         wbg = 0.0
     return 2.0 * win - 1.0 + wg - lg + wbg - lbg
 
@@ -163,15 +142,10 @@ def ruled_equity(board, y):
 @kernel(nogil=True)
 def outcome_vector(board, out):
     """Exact outputs of a finished game from row 0's view (row 0 has borne off all)."""
-    loser_total = 0
-    back = 0
-    for i in range(25):
-        loser_total += board[1, i]
-        if i >= 18:
-            back += board[1, i]
+    points = game_result(board)
     out[0] = 1.0
-    out[1] = 1.0 if loser_total == 15 else 0.0
-    out[2] = 1.0 if loser_total == 15 and back > 0 else 0.0
+    out[1] = 1.0 if points >= 2 else 0.0
+    out[2] = 1.0 if points >= 3 else 0.0
     out[3] = 0.0
     out[4] = 0.0
 
@@ -184,36 +158,94 @@ def is_finished(board):
     return True
 
 
-# ---------------------------------------------------------------------- scratch space
+# ---------------------------------------------------------------------- grouped arrays
+class NetArrays(NamedTuple):
+    """The network's weights (TDNet.to_numpy()'s layout), updated in place by training."""
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+
+class Encoded(NamedTuple):
+    """One afterstate as the net saw it: its sparse inputs (the first n_active of idx and
+    val), hidden activations and outputs."""
+
+    idx: np.ndarray
+    val: np.ndarray
+    hidden: np.ndarray
+    y: np.ndarray
+
+
+class MoveBuffers(NamedTuple):
+    """Move choice's work space: movegen's output (with its Zobrist keys), the candidate
+    being scored and the best one so far."""
+
+    boards: np.ndarray
+    steps: np.ndarray
+    hashes: np.ndarray
+    zobrist: np.ndarray
+    cand: Encoded
+    best: Encoded
+
+
+class TdState(NamedTuple):
+    """TD(lambda)'s eligibility traces (one per output and weight), each input's
+    learning-rate scale, and running stats: games, moves, sum |TD error|, unused."""
+
+    e_w1: np.ndarray
+    e_b1: np.ndarray
+    e_w2: np.ndarray
+    e_b2: np.ndarray
+    input_lr: np.ndarray
+    stats: np.ndarray
+
+
+class EndTables(NamedTuple):
+    """What values terminal afterstates exactly: the bear-off table (empty when games run
+    to the end) and the binomials that index it."""
+
+    dist: np.ndarray
+    binom: np.ndarray
+
+
+class Schedule(NamedTuple):
+    """Self-play's hyper-parameters of one call: learning rate, trace decay, exploration.
+    Give floats: numba compiles a kernel again for other number types."""
+
+    alpha: float
+    lam: float
+    epsilon: float
+
+
+def _encoded(hidden: int) -> Encoded:
+    return Encoded(np.empty(MAX_ACTIVE, dtype=np.int64), np.empty(MAX_ACTIVE, dtype=np.float32),
+                   np.empty(hidden, dtype=np.float32), np.empty(N_OUTPUTS, dtype=np.float32))
+
+
 class Scratch:
-    """Per-thread buffers, so kernels allocate nothing per move, the bear-off table the
-    kernels use to end games at exact bear-off races (an empty one when off), and each
-    input's learning-rate scale: new_inputs_lr for the inputs the newest features version
-    added, whose weights start at zero on an upgraded net, and 1 for the rest."""
+    """Per-thread arrays, so kernels allocate nothing per move: the move buffers, the TD
+    state, and the bear-off table the kernels use to end games at exact bear-off races
+    (an empty one when off). Each input's learning-rate scale is new_inputs_lr for the
+    inputs the newest features version added, whose weights start at zero on an upgraded
+    net, and 1 for the rest."""
 
     def __init__(self, hidden: int, inputs: int = N_INPUTS, bearoff: bool = False,
                  new_inputs_lr: float = 1.0) -> None:
-        self.boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-        self.steps = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
-        self.hashes = np.empty(MAX_PLAYS, dtype=np.int64)
-        self.idx = np.empty(MAX_ACTIVE, dtype=np.int64)
-        self.val = np.empty(MAX_ACTIVE, dtype=np.float32)
-        self.hidden = np.empty(hidden, dtype=np.float32)
-        self.best_hidden = np.empty(hidden, dtype=np.float32)
-        self.best_idx = np.empty(MAX_ACTIVE, dtype=np.int64)
-        self.best_val = np.empty(MAX_ACTIVE, dtype=np.float32)
-        self.y = np.empty(N_OUT, dtype=np.float32)
-        self.best_y = np.empty(N_OUT, dtype=np.float32)
-        self.e_w1 = np.zeros((N_OUT, inputs, hidden), dtype=np.float32)
-        self.e_b1 = np.zeros((N_OUT, hidden), dtype=np.float32)
-        self.e_w2 = np.zeros((N_OUT, hidden, N_OUT), dtype=np.float32)
-        self.e_b2 = np.zeros((N_OUT, N_OUT), dtype=np.float32)
-        self.stats = np.zeros(4, dtype=np.float64)  # games, moves, sum |td error|, unused
-        self.dist = table() if bearoff else np.zeros((0, MAX_ROLLS), dtype=np.float64)
-        self.binom = BINOM
-        self.input_lr = np.ones(inputs, dtype=np.float32)
+        self.moves = MoveBuffers(np.empty((MAX_PLAYS, 2, 25), dtype=np.int8),
+                                 np.empty((MAX_PLAYS, 4, 2), dtype=np.int8),
+                                 np.empty(MAX_PLAYS, dtype=np.int64), _ZOBRIST,
+                                 _encoded(hidden), _encoded(hidden))
+        input_lr = np.ones(inputs, dtype=np.float32)
         if inputs > N_INPUTS:
-            self.input_lr[N_INPUTS + FEATURE_COUNTS[FEATURES_VERSION - 1]:] = new_inputs_lr
+            input_lr[N_INPUTS + FEATURE_COUNTS[FEATURES_VERSION - 1]:] = new_inputs_lr
+        self.td = TdState(np.zeros((N_OUTPUTS, inputs, hidden), dtype=np.float32),
+                          np.zeros((N_OUTPUTS, hidden), dtype=np.float32),
+                          np.zeros((N_OUTPUTS, hidden, N_OUTPUTS), dtype=np.float32),
+                          np.zeros((N_OUTPUTS, N_OUTPUTS), dtype=np.float32),
+                          input_lr, np.zeros(4, dtype=np.float64))
+        self.end = EndTables(table() if bearoff else np.zeros((0, MAX_ROLLS), dtype=np.float64), BINOM)
 
 
 # ------------------------------------------------------------------------ move choice
@@ -235,20 +267,23 @@ def terminal_value(board, dist, binom, out):
 
 
 @kernel(nogil=True)
-def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashes, zobrist,
-               idx, val, hidden, y, best_hidden, best_idx, best_val, best_y, dist, binom):
+def choose_net(net, board, d1, d2, epsilon, rng, moves, end):
     """Play the best 1-ply afterstate (or, with probability epsilon, a random one).
 
     Writes the chosen afterstate into board (mover still in row 0; unchanged when no play
-    is legal). Returns -1 when it is terminal (is_terminal: its exact value is in best_y),
-    else the active-input count of the chosen afterstate, whose hidden layer, sparse
-    inputs and outputs are left in best_*.
+    is legal). Returns -1 when it is terminal (is_terminal: its exact value is in
+    moves.best.y), else the active-input count of the chosen afterstate, whose sparse
+    inputs, hidden layer and outputs are left in moves.best.
     """
-    n = generate_into(board, d1, d2, boards, steps, hashes, zobrist)
+    boards = moves.boards
+    idx, val, hidden, y = moves.cand
+    best_idx, best_val, best_hidden, best_y = moves.best
+    dist, binom = end
+    n = generate_into(board, d1, d2, boards, moves.steps, moves.hashes, moves.zobrist)
     if n == 0:
         boards[0] = board
         n = 1
-    features = w1.shape[0] > N_INPUTS
+    features = net.w1.shape[0] > N_INPUTS
     first, last = 0, n
     if n > 1 and epsilon > 0.0 and uniform(rng) < epsilon:
         first = min(np.int64(uniform(rng) * n), n - 1)
@@ -264,7 +299,7 @@ def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashe
             m = -1
         else:
             m = encode_sparse_features(cand, idx, val) if features else encode_sparse(cand, idx, val)
-            forward_sparse(w1, b1, w2, b2, idx, val, m, hidden, y)
+            forward_sparse(net, moves.cand, m)
             eq = ruled_equity(cand, y)
         if eq > best_eq:
             best_eq = eq
@@ -281,8 +316,10 @@ def choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashe
 
 # ----------------------------------------------------------------------- TD(lambda)
 @kernel(nogil=True, fastmath=True)
-def apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam):
+def apply_td_and_decay(net, td, delta, alpha, lam):
     """w += alpha * sum_k delta_k e_k, then every trace decays by lambda (one fused pass)."""
+    w1, b1, w2, b2 = net
+    e_w1, e_b1, e_w2, e_b2 = td.e_w1, td.e_b1, td.e_w2, td.e_b2
     K, I, H = e_w1.shape
     for k in range(K):
         step = alpha * delta[k]
@@ -293,22 +330,24 @@ def apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam
         for j in range(H):
             b1[j] += step * e_b1[k, j]
             e_b1[k, j] *= lam
-            for m in range(N_OUT):
+            for m in range(N_OUTPUTS):
                 w2[j, m] += step * e_w2[k, j, m]
                 e_w2[k, j, m] *= lam
-        for m in range(N_OUT):
+        for m in range(N_OUTPUTS):
             b2[m] += step * e_b2[k, m]
             e_b2[k, m] *= lam
 
 
 @kernel(nogil=True, fastmath=True)
-def add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flipped, input_lr):
-    """Add the gradient of the fixed-view prediction to the traces (sparse inputs).
+def add_gradient(w2, td, enc, n_active, flipped):
+    """Add the gradient of enc's fixed-view prediction to the traces (sparse inputs).
 
-    input_lr[i] scales input i's share, which scales the learning rate of its weights alone.
+    td.input_lr[i] scales input i's share, which scales the learning rate of its weights alone.
     """
+    e_w1, e_b1, e_w2, e_b2, input_lr = td.e_w1, td.e_b1, td.e_w2, td.e_b2, td.input_lr
+    idx, val, hidden, y = enc
     H = hidden.shape[0]
-    for k in range(N_OUT):
+    for k in range(N_OUTPUTS):
         m = FLIP_PERM[k] if flipped else k
         sign = FLIP_SIGN[k] if flipped else 1.0
         dy = sign * y[m] * (1.0 - y[m])
@@ -325,35 +364,34 @@ def add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flip
 
 
 @kernel(nogil=True)
-def td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, first, idx, val, n_active,
-            hidden, y, flipped, alpha, lam, stats, input_lr):
-    """One online TD(lambda) step on the fixed-view prediction cur (y's view when flipped).
+def td_step(net, td, sched, prev, cur, first, enc, n_active, flipped):
+    """One online TD(lambda) step on the fixed-view prediction cur (enc.y's view when flipped).
 
     Pulls the previous prediction toward cur (unless this is the game's first), then, while
     the game goes on (n_active >= 0), adds cur's gradient to the traces and keeps cur.
     """
     if not first:
-        delta = np.empty(N_OUT, dtype=np.float32)
-        for k in range(N_OUT):
+        delta = np.empty(N_OUTPUTS, dtype=np.float32)
+        for k in range(N_OUTPUTS):
             delta[k] = cur[k] - prev[k]
-            stats[2] += abs(delta[k]) / N_OUT
-        apply_td_and_decay(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, delta, alpha, lam)
+            td.stats[2] += abs(delta[k]) / N_OUTPUTS
+        apply_td_and_decay(net, td, delta, sched.alpha, sched.lam)
     if n_active >= 0:
-        add_gradient(w2, e_w1, e_b1, e_w2, e_b2, idx, val, n_active, hidden, y, flipped, input_lr)
+        add_gradient(net.w2, td, enc, n_active, flipped)
         prev[:] = cur
 
 
 @kernel(nogil=True)
-def reset_traces(e_w1, e_b1, e_w2, e_b2):
-    e_w1[:] = 0.0
-    e_b1[:] = 0.0
-    e_w2[:] = 0.0
-    e_b2[:] = 0.0
+def reset_traces(td):
+    td.e_w1[:] = 0.0
+    td.e_b1[:] = 0.0
+    td.e_w2[:] = 0.0
+    td.e_b2[:] = 0.0
 
 
 @kernel(nogil=True)
 def fixed_view(y, flipped, out):
-    for k in range(N_OUT):
+    for k in range(N_OUTPUTS):
         if flipped:
             out[k] = FLIP_SIGN[k] * y[FLIP_PERM[k]] + (1.0 if k == 0 else 0.0)
         else:
@@ -361,36 +399,31 @@ def fixed_view(y, flipped, out):
 
 
 @kernel(nogil=True)
-def train_games(w1, b1, w2, b2, n_games, alpha, lam, epsilon, rng, zobrist,
-                boards, steps, hashes, idx, val, hidden, y, best_hidden, best_idx,
-                best_val, best_y, e_w1, e_b1, e_w2, e_b2, stats, dist, binom, input_lr):
+def train_games(net, n_games, sched, rng, moves, td, end):
     """Play n_games of self-play, updating the weights online after every move. A game
     ends at its first terminal afterstate (is_terminal), whose exact value is the target."""
     board = np.empty((2, 25), dtype=np.int8)
-    prev = np.empty(N_OUT, dtype=np.float32)
-    cur = np.empty(N_OUT, dtype=np.float32)
+    prev = np.empty(N_OUTPUTS, dtype=np.float32)
+    cur = np.empty(N_OUTPUTS, dtype=np.float32)
     for _ in range(n_games):
         d1, d2 = start_game(board, rng)
-        reset_traces(e_w1, e_b1, e_w2, e_b2)
+        reset_traces(td)
         turn = 0
-        moves = 0
+        n_moves = 0
         while True:
             flipped = (turn % 2) == 1
-            m = choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps,
-                           hashes, zobrist, idx, val, hidden, y, best_hidden, best_idx,
-                           best_val, best_y, dist, binom)
-            moves += 1
-            fixed_view(best_y, flipped, cur)
-            td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, turn == 0, best_idx,
-                    best_val, m, best_hidden, best_y, flipped, alpha, lam, stats, input_lr)
+            m = choose_net(net, board, d1, d2, sched.epsilon, rng, moves, end)
+            n_moves += 1
+            fixed_view(moves.best.y, flipped, cur)
+            td_step(net, td, sched, prev, cur, turn == 0, moves.best, m, flipped)
             if m < 0:
                 break
             swap_sides(board)
             turn += 1
             d1 = roll_die(rng)
             d2 = roll_die(rng)
-        stats[0] += 1
-        stats[1] += moves
+        td.stats[0] += 1
+        td.stats[1] += n_moves
 
 
 # ------------------------------------------------------------------------ benchmarks
@@ -400,7 +433,7 @@ OPP_RANDOM, OPP_PUBEVAL = 0, 1
 @kernel(nogil=True)
 def _pubeval_choice(board, n, boards, race_w, contact_w, x):
     """Index of pubeval's play among boards[:n] (race weights if the pre-move board is a race)."""
-    w = race_w if _is_race(board) else contact_w
+    w = race_w if is_race(board) else contact_w
     best = 0
     best_s = -np.inf
     for k in range(n):
@@ -417,9 +450,7 @@ def _pubeval_choice(board, n, boards, race_w, contact_w, x):
 
 
 @kernel(nogil=True)
-def play_benchmark(w1, b1, w2, b2, opponent, race_w, contact_w, n_games, rng, zobrist,
-                   boards, steps, hashes, idx, val, hidden, y, best_hidden, best_idx,
-                   best_val, best_y, points, dist, binom):
+def play_benchmark(net, opponent, race_w, contact_w, n_games, rng, moves, end, points):
     """Net (1-ply, greedy) vs random or pubeval; points[g] = the net's signed result.
 
     The net moves first in even-numbered games, the opponent in odd ones. Games are
@@ -432,20 +463,19 @@ def play_benchmark(w1, b1, w2, b2, opponent, race_w, contact_w, n_games, rng, zo
         net_to_move = g % 2 == 0
         while True:
             if net_to_move:
-                choose_net(w1, b1, w2, b2, board, d1, d2, 0.0, rng, boards, steps, hashes,
-                           zobrist, idx, val, hidden, y, best_hidden, best_idx, best_val,
-                           best_y, dist, binom)
+                choose_net(net, board, d1, d2, 0.0, rng, moves, end)
                 over = is_finished(board)
             else:
-                n = generate_into(board, d1, d2, boards, steps, hashes, zobrist)
+                n = generate_into(board, d1, d2, moves.boards, moves.steps, moves.hashes, moves.zobrist)
                 if n > 0:
                     if opponent == OPP_RANDOM:
                         k = min(np.int64(uniform(rng) * n), n - 1)
                     else:
-                        k = _pubeval_choice(board, n, boards, race_w, contact_w, x)
-                    board[:, :] = boards[k]
+                        k = _pubeval_choice(board, n, moves.boards, race_w, contact_w, x)
+                    board[:, :] = moves.boards[k]
                 over = is_finished(board)
             if over:
+                y = moves.cand.y
                 outcome_vector(board, y)
                 pts = 1.0 + y[1] + y[2]
                 points[g] = pts if net_to_move else -pts

@@ -8,11 +8,10 @@ import numpy as np
 import torch
 
 from engine.encoder import N_INPUTS
-from engine.movegen import _ZOBRIST
 from engine.pubeval import load_weights
 from models.network import TDNet
 from training import kernels
-from training.kernels import OPP_PUBEVAL, OPP_RANDOM, Scratch
+from training.kernels import OPP_PUBEVAL, OPP_RANDOM, NetArrays, Schedule, Scratch
 
 
 class Weights:
@@ -24,8 +23,8 @@ class Weights:
         self.hidden = net.n_hidden
         self.inputs = self.w1.shape[0]  # more than N_INPUTS: the net reads engine.features too
 
-    def as_tuple(self) -> tuple[np.ndarray, ...]:
-        return self.w1, self.b1, self.w2, self.b2
+    def as_tuple(self) -> NetArrays:
+        return NetArrays(self.w1, self.b1, self.w2, self.b2)
 
     def to_net(self) -> TDNet:
         net = TDNet(self.hidden, features=self.inputs > N_INPUTS)
@@ -66,16 +65,13 @@ class SelfPlay:
 
     def _train(self, worker: int, games: int, alpha: float, lam: float, epsilon: float) -> None:
         s = self.scratch[worker]
-        kernels.train_games(*self.weights.as_tuple(), games, alpha, lam, epsilon,
-                            self.rngs[worker], _ZOBRIST, s.boards, s.steps, s.hashes, s.idx,
-                            s.val, s.hidden, s.y, s.best_hidden, s.best_idx, s.best_val,
-                            s.best_y, s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom,
-                            s.input_lr)
+        kernels.train_games(self.weights.as_tuple(), games, Schedule(float(alpha), float(lam), float(epsilon)),
+                            self.rngs[worker], s.moves, s.td, s.end)
 
     def train(self, games_per_worker: int, alpha: float, lam: float, epsilon: float) -> tuple[int, int, float]:
         """Play games_per_worker games on every worker; returns (games, moves, summed |TD error|)."""
         for s in self.scratch:
-            s.stats[:] = 0.0
+            s.td.stats[:] = 0.0
         if self.pool is None:
             self._train(0, games_per_worker, alpha, lam, epsilon)
         else:
@@ -83,7 +79,7 @@ class SelfPlay:
                        for w in range(len(self.scratch))]
             for f in futures:
                 f.result()
-        totals = np.sum([s.stats for s in self.scratch], axis=0)
+        totals = np.sum([s.td.stats for s in self.scratch], axis=0)
         return int(totals[0]), int(totals[1]), float(totals[2])
 
     def close(self) -> None:
@@ -100,7 +96,5 @@ def benchmark(weights: Weights, opponent: str, games: int, seed: int,
     s = Scratch(weights.hidden, weights.inputs, bearoff)
     points = np.zeros(games, dtype=np.float64)
     rng = seed_state(seed, 1_000_000 + kind)
-    kernels.play_benchmark(*weights.as_tuple(), kind, race_w, contact_w, games, rng, _ZOBRIST,
-                           s.boards, s.steps, s.hashes, s.idx, s.val, s.hidden, s.y,
-                           s.best_hidden, s.best_idx, s.best_val, s.best_y, points, s.dist, s.binom)
+    kernels.play_benchmark(weights.as_tuple(), kind, race_w, contact_w, games, rng, s.moves, s.end, points)
     return points

@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from engine.cache import kernel
 
+from engine.cache import kernel
 from engine.encoder import N_INPUTS, encode_sparse, encode_sparse_features
-from engine.movegen import _ZOBRIST
-from training.kernels import (N_OUT, Scratch, choose_net, fixed_view, forward_sparse,
+from engine.evaluator import N_OUTPUTS
+from training.kernels import (NetArrays, Schedule, Scratch, choose_net, fixed_view, forward_sparse,
                               is_terminal, reset_traces, roll_die, start_game, swap_sides,
                               td_step, terminal_value)
 
@@ -45,8 +45,7 @@ class TrajectoryBatch:
 
 # ------------------------------------------------------------------------ actor kernel
 @kernel(nogil=True)
-def play_games(w1, b1, w2, b2, n_games, epsilon, rng, zobrist, boards, steps, hashes, idx,
-               val, hidden, y, best_hidden, best_idx, best_val, best_y, out, offsets, dist, binom):
+def play_games(net, n_games, epsilon, rng, moves, end, out, offsets):
     """Play n_games of 1-ply self-play with frozen weights, recording every chosen afterstate.
 
     Returns the number of afterstates written to out, or -1 when out is too small (the
@@ -58,9 +57,7 @@ def play_games(w1, b1, w2, b2, n_games, epsilon, rng, zobrist, boards, steps, ha
     for g in range(n_games):
         d1, d2 = start_game(board, rng)
         while True:
-            m = choose_net(w1, b1, w2, b2, board, d1, d2, epsilon, rng, boards, steps, hashes,
-                           zobrist, idx, val, hidden, y, best_hidden, best_idx, best_val, best_y,
-                           dist, binom)
+            m = choose_net(net, board, d1, d2, epsilon, rng, moves, end)
             if n >= out.shape[0]:
                 return -1
             out[n] = board
@@ -82,10 +79,8 @@ def record_games(weights: tuple[np.ndarray, ...], n_games: int, epsilon: float,
     offsets = np.zeros(n_games + 1, dtype=np.int64)
     while True:
         out = np.empty((capacity, 2, 25), dtype=np.int8)
-        s = scratch
-        n = play_games(*weights, n_games, epsilon, rng, _ZOBRIST, s.boards, s.steps, s.hashes,
-                       s.idx, s.val, s.hidden, s.y, s.best_hidden, s.best_idx, s.best_val,
-                       s.best_y, out, offsets, s.dist, s.binom)
+        n = play_games(NetArrays(*weights), n_games, epsilon, rng, scratch.moves, scratch.end,
+                       out, offsets)
         if n >= 0:
             return out[:n].copy(), offsets
         capacity *= 2
@@ -94,45 +89,44 @@ def record_games(weights: tuple[np.ndarray, ...], n_games: int, epsilon: float,
 
 # ---------------------------------------------------------------------- learner kernel
 @kernel(nogil=True)
-def learn_games(w1, b1, w2, b2, boards, offsets, alpha, lam, idx, val, hidden, y,
-                e_w1, e_b1, e_w2, e_b2, stats, dist, binom, input_lr):
+def learn_games(net, boards, offsets, sched, enc, td, end):
     """Online TD(lambda) over recorded games, in order, updating the weights after every move.
 
     Same update as kernels.train_games: predictions are fixed-view (the opening mover's),
     the TD error is the difference of consecutive predictions and, at the end, the exact
     result; traces hold the gradients of the 5 outputs. stats += games, moves, sum |TD error|.
     """
-    prev = np.empty(N_OUT, dtype=np.float32)
-    cur = np.empty(N_OUT, dtype=np.float32)
-    features = w1.shape[0] > N_INPUTS
+    prev = np.empty(N_OUTPUTS, dtype=np.float32)
+    cur = np.empty(N_OUTPUTS, dtype=np.float32)
+    features = net.w1.shape[0] > N_INPUTS
+    idx, val, _, y = enc
     for g in range(offsets.shape[0] - 1):
-        reset_traces(e_w1, e_b1, e_w2, e_b2)
+        reset_traces(td)
         start = offsets[g]
         stop = offsets[g + 1]
         for t in range(start, stop):
             board = boards[t]
             flipped = ((t - start) % 2) == 1
-            if is_terminal(board, dist):
-                terminal_value(board, dist, binom, y)
+            if is_terminal(board, end.dist):
+                terminal_value(board, end.dist, end.binom, y)
                 m = -1
             else:
                 m = encode_sparse_features(board, idx, val) if features else encode_sparse(board, idx, val)
-                forward_sparse(w1, b1, w2, b2, idx, val, m, hidden, y)
+                forward_sparse(net, enc, m)
             fixed_view(y, flipped, cur)
-            td_step(w1, b1, w2, b2, e_w1, e_b1, e_w2, e_b2, prev, cur, t == start, idx, val, m,
-                    hidden, y, flipped, alpha, lam, stats, input_lr)
+            td_step(net, td, sched, prev, cur, t == start, enc, m, flipped)
             if m < 0:
                 break
-        stats[0] += 1
-        stats[1] += stop - start
+        td.stats[0] += 1
+        td.stats[1] += stop - start
 
 
 def learn(weights: tuple[np.ndarray, ...], batch: TrajectoryBatch, alpha: float, lam: float,
           scratch: Scratch) -> tuple[int, int, float]:
     """Apply one batch to the weights in place; returns (games, moves, summed |TD error|)."""
-    s = scratch
-    s.stats[:] = 0.0
-    learn_games(*weights, batch.boards, batch.offsets, alpha, lam, s.idx, s.val, s.hidden, s.y,
-                s.e_w1, s.e_b1, s.e_w2, s.e_b2, s.stats, s.dist, s.binom, s.input_lr)
-    return int(s.stats[0]), int(s.stats[1]), float(s.stats[2])
+    stats = scratch.td.stats
+    stats[:] = 0.0
+    learn_games(NetArrays(*weights), batch.boards, batch.offsets, Schedule(float(alpha), float(lam), 0.0),
+                scratch.moves.cand, scratch.td, scratch.end)
+    return int(stats[0]), int(stats[1]), float(stats[2])
 

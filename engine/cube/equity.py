@@ -425,9 +425,9 @@ def best_cube_value(probs: np.ndarray, cube: CubeInfo, x: float) -> float:
 
 def _leaf_values(afterstates: np.ndarray, probs: np.ndarray, cube: CubeInfo) -> np.ndarray:
     """My value of each afterstate (opponent to roll with `cube`), after his best 1-ply cube action."""
-    from engine.search import exact_results
+    from engine.position import game_results
 
-    points = exact_results(afterstates)
+    points = game_results(afterstates)
     opp_cube = cube.swapped()
     out = np.empty(len(afterstates))
     for k in range(len(afterstates)):

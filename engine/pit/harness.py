@@ -7,7 +7,8 @@ Torch-free: evaluators arrive already built (scripts/commands/pit.py loads them 
   opening die and draws every later roll by turn number, so in the twin game each player
   gets exactly the rolls (opening included) its opponent had.
 - ppg is A's mean points per game (engine.pit.stats).
-- `gnubg[:PLIES]` plays through a real gnubg process (engine.gnubg.process).
+- `gnubg[:PLIES]` plays through a real gnubg process (engine.gnubg.process); player specs
+  are parsed in engine.pit.players.
 """
 
 from __future__ import annotations
@@ -17,53 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import TdgammonError
 from engine.evaluator import Evaluator
 from engine.formats.matfile import MatGame
 from engine.game import GameRecord, index_of_play, play_game
 from engine.pit.stats import GameResult
 from engine.position import Position
-from engine.search import MAX_PLY, MoveFilter, rank_plays
-
-
-@dataclass(frozen=True)
-class PlayerSpec:
-    """`kind` is 'evaluator' (spec given to the loader) or 'gnubg'; ply is ours (1 to MAX_PLY) or gnubg's plies."""
-
-    text: str
-    kind: str
-    evaluator_spec: str
-    ply: int
-
-    @property
-    def label(self) -> str:
-        return self.text
-
-
-def parse_player_spec(text: str, default_ply: int = 1) -> PlayerSpec:
-    """`MODEL|pubeval|random[:SEED]` with optional `@PLY` (1 to MAX_PLY), or `gnubg[:PLIES]` (0..4)."""
-    if not text:
-        raise TdgammonError("a player must be a model path, pubeval, random or gnubg[:PLIES]")
-    name, sep, arg = text.partition(":")
-    if name.partition("@")[0] == "gnubg":
-        if "@" in text:
-            raise TdgammonError(f"gnubg sets its depth with gnubg:PLIES, not @: {text!r}")
-        plies = 0
-        if sep:
-            if not arg.isdigit() or not 0 <= int(arg) <= 4:
-                raise TdgammonError(f"gnubg:PLIES takes plies 0..4 (gnubg's numbering), got {text!r}")
-            plies = int(arg)
-        return PlayerSpec(text, "gnubg", "", plies)
-    base, at, ply_text = text.rpartition("@")
-    if not at:
-        base, ply = text, default_ply
-    else:
-        if not ply_text.isdigit() or not 1 <= int(ply_text) <= MAX_PLY or not base:
-            raise TdgammonError(f"a player's ply suffix is @1 to @{MAX_PLY}, got {text!r}")
-        ply = int(ply_text)
-    if not 1 <= default_ply <= MAX_PLY:
-        raise TdgammonError(f"--ply must be 1 to {MAX_PLY}, got {default_ply}")
-    return PlayerSpec(text, "evaluator", base, ply)
+from engine.search import MoveFilter, rank_plays
 
 
 class SearchPlayer:

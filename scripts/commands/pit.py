@@ -19,7 +19,8 @@ from engine.cube.play import play_cube_pit_game
 from engine.errors import TdgammonError
 from engine.formats.matfile import write_mat
 from engine.gnubg.process import GnubgPlayer
-from engine.pit.harness import PlayerSpec, SearchPlayer, default_workers, parse_player_spec, play_pit_game
+from engine.pit.harness import SearchPlayer, default_workers, play_pit_game
+from engine.pit.players import PlayerSpec, parse_player_spec
 from engine.pit.stats import summarize
 from scripts.cli import PLY_HELP
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from engine import bearoff
 from engine.errors import CheckpointError
-from engine.evaluator import equity
+from engine.evaluator import N_OUTPUTS, equity
 from engine.movegen import generate
 from models.checkpoint import load_members, play_net
 from models.paths import DEFAULT_MODEL
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(afterstates) < 2 or not keep.all():
             continue  # a play that ends the game or leaves the table: nothing to compare
         net_probs = raw.evaluate(afterstates)
-        exact = bearoff.apply(afterstates, np.zeros((len(afterstates), 5)))
+        exact = bearoff.apply(afterstates, np.zeros((len(afterstates), N_OUTPUTS)))
         exact_eq = equity(exact)
         losses.append(exact_eq.max() - exact_eq[int(np.argmax(equity(net_probs)))])
         errors.extend(np.abs(net_probs[:, 0] - exact[:, 0]))

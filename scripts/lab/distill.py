@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from engine.errors import CheckpointError
+from engine.evaluator import N_OUTPUTS
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_network
 from models.network import NetworkEvaluator
@@ -90,7 +91,7 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
         boards, targets = data["boards"], data["targets"]
         done, rng = int(data["games"]), data["rng"].astype(np.uint64)
     else:
-        boards, targets = np.zeros((0, 2, 25), dtype=np.int8), np.zeros((0, 5), dtype=np.float32)
+        boards, targets = np.zeros((0, 2, 25), dtype=np.int8), np.zeros((0, N_OUTPUTS), dtype=np.float32)
         done, rng = 0, seed_state(seed, 0)
     start, made = time.perf_counter(), 0
     while done < games:

@@ -30,7 +30,8 @@ from engine.errors import TdgammonError
 from engine.game import Player, play_game
 from engine.notation import PlayList, apply_moves, format_play, play_list
 from engine.gnubg.process import GnubgPlayer, GnubgProcess
-from engine.pit.harness import SearchPlayer, parse_player_spec
+from engine.pit.harness import SearchPlayer
+from engine.pit.players import parse_player_spec
 from engine.position import Position
 from engine.search import MoveFilter
 from engine.pit.stats import ci95

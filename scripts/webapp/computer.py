@@ -20,7 +20,7 @@ from engine.cube.equity import CubeInfo
 from engine.cube.play import EvaluatorCubeDecider
 from engine.evaluator import Evaluator
 from engine.position import Position
-from engine.search import Play, rank_plays
+from engine.search import RankedPlay, rank_plays
 
 LEVELS = {"easy": (1, 0.15), "medium": (1, 0.0), "hard": (2, 0.0)}
 """level -> (ply, standard deviation of the noise added to each play's equity)."""
@@ -51,8 +51,8 @@ class ComputerPlayer:
         self.rng = rng or random.Random()
         self.cube = EvaluatorCubeDecider(evaluator, self.ply)
 
-    def choose(self, board: np.ndarray, d1: int, d2: int) -> Play | None:
-        """The chosen play (engine.search.Play), or None when no play is legal."""
+    def choose(self, board: np.ndarray, d1: int, d2: int) -> RankedPlay | None:
+        """The chosen play (engine.search.RankedPlay), or None when no play is legal."""
         plays = rank_plays(board, (d1, d2), self.evaluator, self.ply)
         if not plays:
             return None
