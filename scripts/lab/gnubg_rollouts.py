@@ -119,6 +119,51 @@ def pick_positions(n_contact: int, n_race: int, seed: int = 7) -> list[str]:
     return [OPENING] + contact[:n_contact] + race[:n_race]
 
 
+def compare(path: Path, model: str | None, trials: int, out: Path | None) -> None:
+    """Our rollout (1-ply, VR, full games) and our 1-ply / 2-ply evaluations against the file's
+    gnubg rollouts: a markdown row per position as it finishes (also appended to `out`), then the
+    summary: mean |equity difference| and the share with P(win) within 0.025."""
+    from engine.evaluator import equity
+    from engine.position import decode_position_id
+    from engine.rollout.core import RolloutSettings
+    from engine.rollout.runner import LocalBackend, rollout_position
+    from engine.search import evaluate_position
+    from scripts.commands.rollout import EvaluatorLoader
+
+    loader = EvaluatorLoader(model, threads=1)
+    ev = loader()
+    refs = json.loads(path.read_text())["positions"]
+    head = ("| position | gnubg equity (se) | rollout equity (se) | diff | gnubg P(win) | rollout P(win) | "
+            "1-ply diff | 2-ply diff | s |\n|---|---|---|---|---|---|---|---|---|")
+    print(head, flush=True)
+    rows = []
+    for ref in refs:
+        board = decode_position_id(ref["position"])
+        res = rollout_position(board, LocalBackend(loader, evaluator=ev), RolloutSettings(trials=trials))
+        s = res.summary
+        e1 = float(equity(evaluate_position(board, ev, 1)))
+        e2 = float(equity(evaluate_position(board, ev, 2)))
+        p2 = evaluate_position(board, ev, 2)[0]
+        p1 = evaluate_position(board, ev, 1)[0]
+        row = {"position": ref["position"], "gnubg": ref["equity"], "rollout": s.equity, "se": s.se_equity,
+               "pwin_gnubg": ref["probs"][0], "pwin": float(s.probs[0]), "eval1": e1, "eval2": e2,
+               "pwin1": float(p1), "pwin2": float(p2), "seconds": res.seconds}
+        rows.append(row)
+        line = (f"| {ref['position']} | {ref['equity']:+.3f} ({ref['se']['equity']:.3f}) | {s.equity:+.3f} "
+                f"({s.se_equity:.3f}) | {s.equity - ref['equity']:+.3f} | {ref['probs'][0]:.3f} | {s.probs[0]:.3f} | "
+                f"{e1 - ref['equity']:+.3f} | {e2 - ref['equity']:+.3f} | {res.seconds:.0f} |")
+        print(line, flush=True)
+        if out is not None:
+            with open(out, "a") as fh:
+                fh.write(json.dumps(row) + "\n")
+    for key, pkey, name in (("rollout", "pwin", f"rollout {trials}"), ("eval1", "pwin1", "1-ply eval"),
+                            ("eval2", "pwin2", "2-ply eval")):
+        d = np.array([abs(r[key] - r["gnubg"]) for r in rows])
+        w = np.array([abs(r[pkey] - r["pwin_gnubg"]) <= 0.025 for r in rows])
+        print(f"{name}: mean |equity diff| {d.mean():.4f}, max {d.max():.4f}, "
+              f"P(win) within 0.025 on {w.sum()}/{len(w)} ({100 * w.mean():.0f}%)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=1296)
@@ -126,7 +171,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--contact", type=int, default=13)
     parser.add_argument("--race", type=int, default=7)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--compare", action="store_true",
+                        help="compare our rollouts and evaluations with the file instead of running gnubg")
+    parser.add_argument("--model", default=None, help="with --compare: checkpoint or evaluator spec")
+    parser.add_argument("--log", type=Path, default=None, help="with --compare: append a JSON row per position")
     args = parser.parse_args(argv)
+    if args.compare:
+        compare(args.out, args.model, args.trials, args.log)
+        return
     ids = pick_positions(args.contact, args.race)
     start = time.time()
     results = gnubg_rollout(ids, args.trials, args.seed)
