@@ -40,7 +40,7 @@ MONEY_ON_ROLL = "cIkAAAAAAAAA"  # Match ID: money, centred cube, player 1 on rol
 _NUM = r"([+-]?\d+\.\d+)"
 _RESULT = re.compile(rf"^\s*{_NUM}\s+{_NUM}\s+{_NUM}\s+-\s+{_NUM}\s+{_NUM}\s+{_NUM}\s+CL\s+{_NUM}")
 _SE = re.compile(rf"^\s*\[\s*{_NUM}\s+{_NUM}\s+{_NUM}\s+-\s+{_NUM}\s+{_NUM}\s+{_NUM}\s+CL\s+{_NUM}\]")
-_TIME = re.compile(r"Time elapsed (\d+)s")
+_TIME = re.compile(r"Time elapsed\s+(?:(\d+)h\s*)?(?:(\d+)m\s*)?(\d+)s")
 
 
 def settings(trials: int, seed: int, ply: int) -> dict:
@@ -97,7 +97,11 @@ def _finals(lines: list[str]) -> list[tuple[list[float], list[float], float]]:
         elif armed and pending is not None and (m := _SE.match(line)):
             se = [float(x) for x in m.groups()]
         elif armed and se is not None and (m := _TIME.search(line)):
-            finals.append((pending, se, float(m.group(1))))
+            h, mins, secs = (int(g) if g else 0 for g in m.groups())
+            finals.append((pending, se, float(3600 * h + 60 * mins + secs)))
+            armed, pending, se = False, None, None
+        elif armed and se is not None and "Time elapsed" in line:
+            finals.append((pending, se, float("nan")))  # an unknown clock format: keep the result
             armed, pending, se = False, None, None
     return finals
 
