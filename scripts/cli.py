@@ -13,7 +13,7 @@ import sys
 
 from engine.errors import TdgammonError
 
-COMMANDS = ("bench", "eval", "hint", "train", "moves", "show", "play", "pit", "serve")
+COMMANDS = ("bench", "eval", "hint", "train", "moves", "show", "play", "pit", "serve", "rollout")
 
 PLY_HELP = ("1-ply scores every play with the network and takes the best (gnubg calls this "
             "0-ply); 2-ply also averages over the opponent's 21 rolls of its best reply "

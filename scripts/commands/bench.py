@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHES = ("movegen", "selfplay", "eval", "search", "teacher", "actors")
+BENCHES = ("movegen", "selfplay", "eval", "search", "teacher", "actors", "rollout")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,0 +1,333 @@
+"""Schedule a rollout's batches: in this process, on worker processes or on Ray; stop early;
+save and resume; roll out the candidate plays of a roll.
+
+Batches are fixed ranges of trial ids [j*B, (j+1)*B), consumed in order, so the result
+for a seed does not depend on the backend, the worker count or an interruption: a stop
+rule is checked on a prefix of batches, and a resumed or retried batch is recomputed
+from the same dice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from engine.evaluator import Evaluator, equity, result_probs
+from engine.rollout.core import (RolloutError, RolloutSettings, Summary, TrialData, check_position, estimates,
+                                 run_trials, summarise)
+from engine.search import exact_results, rank_plays
+
+EvaluatorFactory = Callable[[], Evaluator]
+Progress = Callable[[int, Summary], None]
+"""Called after each batch with the trials done so far and their summary."""
+
+FILE_VERSION = 1
+
+
+@dataclass
+class RolloutResult:
+    """A finished (or interrupted) rollout of one position, or of one play's afterstate."""
+
+    settings: RolloutSettings
+    data: TrialData
+    seconds: float
+    interrupted: bool = False
+    exact: np.ndarray | None = None  # a play that ends the game: its exact outcome
+    summary: Summary = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.exact is not None:
+            eq = float(equity(self.exact))
+            self.summary = Summary(0, self.exact, np.zeros(5), eq, 0.0, eq if self.settings.cube else None,
+                                   0.0 if self.settings.cube else None)
+        else:
+            self.summary = summarise(self.data, self.settings)
+
+    def per_trial_equity(self) -> np.ndarray:
+        return equity(estimates(self.data, self.settings)[0])
+
+
+def batch_ranges(settings: RolloutSettings) -> list[tuple[int, int]]:
+    b, n = settings.batch, settings.trials
+    return [(lo, min(lo + b, n)) for lo in range(0, n, b)]
+
+
+# ---------------------------------------------------------------------------------------
+# Backends: each yields the TrialData of the given batches, in the given order.
+
+_WORKER_EVALUATOR: Evaluator | None = None
+
+
+def _worker_init(factory: EvaluatorFactory) -> None:
+    global _WORKER_EVALUATOR
+    _WORKER_EVALUATOR = factory()
+
+
+def _worker_batch(board: np.ndarray, settings: RolloutSettings, lo: int, hi: int) -> TrialData:
+    return run_trials(board, _WORKER_EVALUATOR, settings, lo, hi)
+
+
+class LocalBackend:
+    """In this process (workers=1) or on `workers` processes of this machine."""
+
+    def __init__(self, factory: EvaluatorFactory, workers: int = 1, evaluator: Evaluator | None = None) -> None:
+        if workers < 1:
+            raise RolloutError(f"workers must be at least 1, got {workers}")
+        self.factory, self.workers, self._evaluator = factory, workers, evaluator
+        self._pool: ProcessPoolExecutor | None = None
+
+    def run(self, board: np.ndarray, settings: RolloutSettings, ranges: list[tuple[int, int]]) -> Iterator[TrialData]:
+        if self.workers == 1:
+            if self._evaluator is None:
+                self._evaluator = self.factory()
+            for lo, hi in ranges:
+                yield run_trials(board, self._evaluator, settings, lo, hi)
+            return
+        if self._pool is None:
+            import multiprocessing as mp
+
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
+                                             initializer=_worker_init, initargs=(self.factory,))
+        futures = [self._pool.submit(_worker_batch, board, settings, lo, hi) for lo, hi in ranges]
+        try:
+            for fut in futures:
+                yield fut.result()
+        finally:
+            for fut in futures:
+                fut.cancel()
+
+    def close(self, abort: bool = False) -> None:
+        if self._pool is not None:
+            if abort:  # our own worker processes, by id
+                for proc in list(getattr(self._pool, "_processes", {}).values()):
+                    proc.terminate()
+            self._pool.shutdown(wait=not abort, cancel_futures=True)
+            self._pool = None
+
+
+# ---------------------------------------------------------------------------------------
+# Save and resume
+
+
+def save(path: str | Path, board: np.ndarray, settings: RolloutSettings, data: TrialData) -> None:
+    """Write the trials done so far atomically (a *.tmp file, then os.replace)."""
+    path = Path(path)
+    meta = {"version": FILE_VERSION, "position": board.tolist(), "settings": settings.as_dict()}
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        np.savez(fh, meta=np.array(json.dumps(meta)), **data.to_arrays())
+    os.replace(tmp, path)
+
+
+def load(path: str | Path, board: np.ndarray, settings: RolloutSettings) -> TrialData:
+    """The trials of a saved rollout of the same position and settings (trials may differ)."""
+    try:
+        with np.load(path) as z:
+            meta = json.loads(str(z["meta"]))
+            data = TrialData(*(z[f] for f in ("ids", "raw", "luck", "cf_raw", "cf_luck", "turns")))
+    except (OSError, ValueError, KeyError) as err:
+        raise RolloutError(f"cannot resume from {path}: {err}") from None
+    if meta.get("version") != FILE_VERSION:
+        raise RolloutError(f"cannot resume from {path}: file version {meta.get('version')}")
+    if meta["position"] != board.tolist():
+        raise RolloutError(f"cannot resume from {path}: it holds a rollout of another position")
+    saved = dict(meta["settings"], trials=settings.trials)
+    if saved != settings.as_dict():
+        diff = sorted(k for k in saved if saved[k] != settings.as_dict()[k])
+        raise RolloutError(f"cannot resume from {path}: different settings ({', '.join(diff)})")
+    keep = data.ids < settings.trials
+    return TrialData(*(a[keep] for a in (data.ids, data.raw, data.luck, data.cf_raw, data.cf_luck, data.turns)))
+
+
+# ---------------------------------------------------------------------------------------
+# One position
+
+
+def rollout_position(board: np.ndarray, backend, settings: RolloutSettings, *,
+                     target_se: float | None = None, min_trials: int = 324, progress: Progress | None = None,
+                     save_path: str | Path | None = None, resume_path: str | Path | None = None) -> RolloutResult:
+    """Roll out the side on roll's position, before its roll. Ctrl-C returns the partial result.
+
+    target_se: stop once the cubeless equity's standard error (cubeful when settings.cube)
+    is at most this, after at least min_trials.
+    """
+    board = check_position(board)
+    start = time.perf_counter()
+    done = TrialData.empty()
+    if resume_path is not None and Path(resume_path).exists():
+        done = load(resume_path, board, settings)
+    done_ids = set(done.ids.tolist())
+    ranges = batch_ranges(settings)
+    todo = [(lo, hi) for lo, hi in ranges if not all(i in done_ids for i in range(lo, hi))]
+    # A partly saved batch is redone whole.
+    done = _drop(done, todo)
+    parts = [done]
+    interrupted = False
+    try:
+        if _reached(done, settings, target_se, min_trials):
+            todo = []
+        for data in backend.run(board, settings, todo) if todo else ():
+            parts.append(data)
+            merged = TrialData.concat(parts)
+            parts = [merged]
+            if save_path is not None:
+                save(save_path, board, settings, merged)
+            if progress is not None:
+                progress(len(merged.ids), summarise(merged, settings))
+            if _reached(merged, settings, target_se, min_trials):
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+        if hasattr(backend, "close"):
+            backend.close(abort=True)
+    data = TrialData.concat(parts)
+    return RolloutResult(settings, data, time.perf_counter() - start, interrupted)
+
+
+def _drop(data: TrialData, ranges: list[tuple[int, int]]) -> TrialData:
+    keep = np.ones(len(data.ids), dtype=bool)
+    for lo, hi in ranges:
+        keep &= ~((data.ids >= lo) & (data.ids < hi))
+    return TrialData(*(a[keep] for a in (data.ids, data.raw, data.luck, data.cf_raw, data.cf_luck, data.turns)))
+
+
+def _reached(data: TrialData, settings: RolloutSettings, target_se: float | None, min_trials: int) -> bool:
+    if target_se is None or len(data.ids) < max(2, min_trials):
+        return False
+    s = summarise(data, settings)
+    se = s.se_cubeful if settings.cube else s.se_equity
+    return bool(se <= target_se)
+
+
+# ---------------------------------------------------------------------------------------
+# The plays of a roll
+
+
+@dataclass
+class PlayRollout:
+    afterstate: np.ndarray
+    steps: np.ndarray
+    result: RolloutResult
+    stopped: bool = False  # dropped by the stop rule: too far behind the best
+
+
+def rollout_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, backend,
+                  settings: RolloutSettings, *, top: int = 3, stop_behind: float | None = None,
+                  min_trials: int = 324, progress: Progress | None = None) -> list[PlayRollout]:
+    """Roll out the best `top` plays of `dice` (ranked at settings.ply), best first.
+
+    Every candidate sees the same dice (trial ids), so their differences are paired.
+    stop_behind: a candidate whose equity is that many standard errors of the (paired)
+    difference behind the leader, after min_trials, stops being rolled out (as gnubg).
+    """
+    board = check_position(board)
+    plays = rank_plays(board, dice, evaluator, settings.ply)[:max(1, top)]
+    if not plays:
+        raise RolloutError(f"no legal play for {dice[0]}{dice[1]}: the roll passes, nothing to compare")
+    start = time.perf_counter()
+    cands = []
+    for p in plays:
+        points = int(exact_results(p.afterstate[None])[0])
+        cands.append({"after": p.afterstate, "steps": p.steps, "exact": result_probs(points) if points else None,
+                      "parts": [], "stopped": False})
+    interrupted = False
+    try:
+        for lo, hi in batch_ranges(settings):
+            live = [c for c in cands if c["exact"] is None and not c["stopped"]]
+            if not live:
+                break
+            for c in live:
+                opp = np.ascontiguousarray(c["after"][::-1])
+                (data,) = backend.run(opp, settings, [(lo, hi)])
+                c["parts"].append(data.flipped())
+            if progress is not None:
+                lead = _leader(cands, settings)
+                progress(hi, summarise(TrialData.concat(lead["parts"]), settings) if lead["exact"] is None
+                         else RolloutResult(settings, TrialData.empty(), 0.0, exact=lead["exact"]).summary)
+            if stop_behind is not None and hi >= min_trials:
+                _apply_stop(cands, settings, stop_behind)
+    except KeyboardInterrupt:
+        interrupted = True
+        if hasattr(backend, "close"):
+            backend.close(abort=True)
+    seconds = time.perf_counter() - start
+    out = []
+    for c in cands:
+        if c["exact"] is not None:
+            res = RolloutResult(settings, TrialData.empty(), 0.0, exact=c["exact"])
+        else:
+            res = RolloutResult(settings, TrialData.concat(c["parts"]), seconds, interrupted)
+        out.append(PlayRollout(c["after"], c["steps"], res, c["stopped"]))
+    out.sort(key=lambda pr: -_value(pr.result))
+    return out
+
+
+def _value(res: RolloutResult) -> float:
+    s = res.summary
+    return s.cubeful if res.settings.cube and s.cubeful is not None else s.equity
+
+
+def _per_trial(c: dict, settings: RolloutSettings) -> tuple[np.ndarray, np.ndarray]:
+    data = TrialData.concat(c["parts"])
+    probs, cube = estimates(data, settings)
+    return data.ids, (cube if settings.cube else equity(probs))
+
+
+def _leader(cands: list[dict], settings: RolloutSettings) -> dict:
+    def val(c):
+        if c["exact"] is not None:
+            return float(equity(c["exact"]))
+        return float(_per_trial(c, settings)[1].mean())
+    return max(cands, key=val)
+
+
+def paired_difference(a: PlayRollout, b: PlayRollout) -> tuple[float, float]:
+    """(mean, standard error) of a's value minus b's over their common trials (exact plays have se 0)."""
+    va, vb = (_trial_values(x) for x in (a, b))
+    ids = np.intersect1d(va[0], vb[0]) if va[0] is not None and vb[0] is not None else None
+    if ids is None:
+        sa, sb = a.result.summary, b.result.summary
+        ea = _value(a.result)
+        eb = _value(b.result)
+        se_a = (sa.se_cubeful if a.result.settings.cube else sa.se_equity) or 0.0
+        se_b = (sb.se_cubeful if b.result.settings.cube else sb.se_equity) or 0.0
+        return ea - eb, float(np.hypot(se_a, se_b))
+    d = va[1][np.isin(va[0], ids)] - vb[1][np.isin(vb[0], ids)]
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
+
+
+def _trial_values(p: PlayRollout) -> tuple[np.ndarray | None, np.ndarray | None]:
+    if p.result.exact is not None:
+        return None, None
+    probs, cube = estimates(p.result.data, p.result.settings)
+    return p.result.data.ids, (cube if p.result.settings.cube else equity(probs))
+
+
+def _apply_stop(cands: list[dict], settings: RolloutSettings, n_se: float) -> None:
+    lead = _leader(cands, settings)
+    for c in cands:
+        if c is lead or c["stopped"] or c["exact"] is not None:
+            continue
+        if lead["exact"] is not None:
+            ids, v = _per_trial(c, settings)
+            se = v.std(ddof=1) / np.sqrt(len(v))
+            behind = float(equity(lead["exact"])) - v.mean()
+        else:
+            li, lv = _per_trial(lead, settings)
+            ci, cv = _per_trial(c, settings)
+            common = np.intersect1d(li, ci)
+            d = lv[np.isin(li, common)] - cv[np.isin(ci, common)]
+            behind, se = d.mean(), d.std(ddof=1) / np.sqrt(len(d))
+        if behind > n_se * se:
+            c["stopped"] = True
+
+
+def with_trials(settings: RolloutSettings, trials: int) -> RolloutSettings:
+    return replace(settings, trials=trials)

@@ -1,0 +1,336 @@
+"""Rollouts: quasi-random dice, determinism, variance reduction, truncation, save/resume, CLI.
+
+Default tests use pubeval or the small shipped tesauro-198-80 net and a few dozen trials;
+the comparisons with gnubg's rollouts (tests/data/gnubg-rollouts.json) and the Ray fault
+test are marked slow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.cube.equity import CubeInfo, money_cubeful
+from engine.evaluator import equity
+from engine.luck import roll_index, roll_luck, roll_outcomes, roll_values
+from engine.position import Position, encode_position_id
+from engine.pubeval import PubevalEvaluator
+from engine.rollout import cubeful as cf
+from engine.rollout.core import (QUASI_BLOCK, RolloutError, RolloutSettings, TrialData, check_position,
+                                 run_trials, summarise, trial_dice)
+from engine.rollout.runner import LocalBackend, rollout_plays, rollout_position
+from engine.search import ROLL_WEIGHTS, evaluate_position, roll_average
+
+ROOT = Path(__file__).resolve().parents[1]
+OPENING = Position.start()
+SMALL_NET = ROOT / "models" / "tesauro-198-80.pt"
+DATA = ROOT / "tests" / "data" / "gnubg-rollouts.json"
+
+
+@pytest.fixture(scope="module")
+def pubeval():
+    return PubevalEvaluator()
+
+
+@pytest.fixture(scope="module")
+def small_net():
+    from models.loader import load_evaluator
+
+    return load_evaluator(str(SMALL_NET))
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scripts.cli", "rollout", *args], capture_output=True, text=True,
+                          input=stdin, cwd=ROOT, timeout=600)
+
+
+# ---------------------------------------------------------------------------------------
+# Dice and luck
+
+
+def test_first_rolls_stratified_and_pairs_rotated():
+    firsts = np.array([trial_dice(3, i, 0, True)[:2] for i in range(QUASI_BLOCK)])
+    for s in range(0, QUASI_BLOCK, 36):  # each first roll once in every 36 trials
+        assert sorted(firsts[s:s + 36, 0]) == list(range(36))
+    pairs = {tuple(p) for p in firsts}
+    assert len(pairs) == QUASI_BLOCK  # every (first, second) pair once in 1,296
+    assert not np.array_equal(trial_dice(3, 5, 0, True), trial_dice(4, 5, 0, True))
+    # Later rolls depend on (seed, trial) only.
+    assert np.array_equal(trial_dice(3, 5, 1, True), trial_dice(3, 5, 1, True))
+
+
+def test_luck_api(pubeval):
+    board = OPENING.board
+    outcomes = roll_outcomes(board, pubeval, 1)
+    assert np.allclose(outcomes.T @ ROLL_WEIGHTS, roll_average(board[None], pubeval)[0])
+    values = roll_values(board, pubeval, 1)
+    lucks = np.array([roll_luck(board, (int(a), int(b)), pubeval) for a, b in
+                      [(6, 5), (3, 1), (2, 1), (6, 6), (1, 1)]])
+    assert np.allclose(lucks, values[[roll_index(6, 5), roll_index(3, 1), roll_index(1, 2), roll_index(6, 6),
+                                       roll_index(1, 1)]] - values @ ROLL_WEIGHTS)
+    assert abs(sum(w * (v - values @ ROLL_WEIGHTS) for v, w in zip(values, ROLL_WEIGHTS))) < 1e-12
+
+
+def test_vectorised_janowski_matches_engine_cube():
+    rng = np.random.default_rng(0)
+    n = 300
+    p = np.zeros((n, 5))
+    p[:, 0] = rng.random(n)
+    p[:, 1] = p[:, 0] * rng.random(n) * 0.5
+    p[:, 2] = p[:, 1] * 0.1
+    p[:, 3] = (1 - p[:, 0]) * rng.random(n) * 0.5
+    p[:, 4] = p[:, 3] * 0.2
+    owner = rng.choice([cf.CENTRE, cf.ME_OWNS, cf.OPP_OWNS], n)
+    x = rng.uniform(0.55, 0.75, n)
+    names = {cf.CENTRE: "centre", cf.ME_OWNS: "me", cf.OPP_OWNS: "opponent"}
+    ref = [money_cubeful(p[i], CubeInfo(owner=names[owner[i]]), x[i]) for i in range(n)]
+    assert np.allclose(cf.money_cubeful(p, owner, x), ref)
+
+
+# ---------------------------------------------------------------------------------------
+# The core
+
+
+def test_deterministic_for_a_seed(pubeval):
+    s = RolloutSettings(trials=36, seed=5)
+    a = run_trials(OPENING.board, pubeval, s, 0, 36)
+    b = run_trials(OPENING.board, pubeval, s, 0, 36)
+    assert np.array_equal(a.raw, b.raw) and np.array_equal(a.luck, b.luck)
+    c = run_trials(OPENING.board, pubeval, RolloutSettings(trials=36, seed=6), 0, 36)
+    assert not np.array_equal(a.raw, c.raw)
+
+
+def test_batches_do_not_change_trials(pubeval):
+    whole = run_trials(OPENING.board, pubeval, RolloutSettings(trials=72), 0, 72)
+    parts = TrialData.concat([run_trials(OPENING.board, pubeval, RolloutSettings(trials=72), lo, lo + 24)
+                              for lo in (48, 0, 24)])
+    assert np.array_equal(whole.ids, parts.ids)
+    assert np.allclose(whole.raw, parts.raw) and np.allclose(whole.luck, parts.luck)
+
+
+def test_truncate_one_ply_with_vr_is_the_2ply_value(small_net):
+    """One roll, then the evaluator: the luck-reduced estimate of every trial is the mean over the 21 rolls."""
+    s = RolloutSettings(trials=36, truncate=1)
+    data = run_trials(OPENING.board, small_net, s, 0, 36)
+    assert (data.turns == 1).all()
+    summary = summarise(data, s)
+    assert summary.se_equity < 1e-9
+    assert np.allclose(summary.probs, evaluate_position(OPENING.board, small_net, 2), atol=1e-9)
+
+
+def test_truncation_stops_after_n_plies(pubeval):
+    data = run_trials(OPENING.board, pubeval, RolloutSettings(trials=36, truncate=4), 0, 36)
+    assert (data.turns <= 4).all() and (data.turns == 4).any()
+
+
+def test_bearoff_race_ends_at_the_database(small_net):
+    board = np.zeros((2, 25), dtype=np.int8)
+    board[0, :3] = [3, 3, 3]
+    board[1, :3] = [2, 3, 4]
+    data = run_trials(board, small_net, RolloutSettings(trials=36), 0, 36)
+    assert (data.turns == 0).all()  # an exact race from the start: scored at once, no variance
+    assert np.ptp(data.raw[:, 0]) == 0 and data.raw[0, 1:].sum() == 0
+
+
+def test_variance_reduction_lowers_se_and_keeps_the_mean(small_net):
+    s = RolloutSettings(trials=144, truncate=10)
+    data = run_trials(OPENING.board, small_net, s, 0, 144)
+    with_vr = equity(data.raw - data.luck)
+    without = equity(data.raw)  # the same games without the luck subtracted
+    assert with_vr.std() < 0.6 * without.std()
+    luck = equity(data.raw) - with_vr
+    assert abs(luck.mean()) < 4 * luck.std(ddof=1) / np.sqrt(len(luck))
+
+
+def test_cubeful_rollout_runs(small_net):
+    s = RolloutSettings(trials=36, cube=True, truncate=8)
+    summary = summarise(run_trials(OPENING.board, small_net, s, 0, 36), s)
+    assert summary.cubeful is not None and np.isfinite(summary.se_cubeful)
+    assert -3 < summary.cubeful < 3
+
+
+def test_positions_refused():
+    over = np.zeros((2, 25), dtype=np.int8)
+    over[1, 0] = 15
+    with pytest.raises(RolloutError, match="already over"):
+        check_position(over)
+    with pytest.raises(RolloutError):
+        RolloutSettings(trials=0)
+    with pytest.raises(RolloutError):
+        RolloutSettings(trials=-5)
+
+
+# ---------------------------------------------------------------------------------------
+# The runner
+
+
+def test_save_resume_equals_uninterrupted(pubeval, tmp_path):
+    s = RolloutSettings(trials=108, batch=36, seed=2)
+    full = rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s)
+    path = tmp_path / "r.npz"
+    calls = []
+
+    def stop_after_first(done, summary):
+        calls.append(done)
+        if done >= 36:
+            raise KeyboardInterrupt
+
+    part = rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s, save_path=path,
+                            progress=stop_after_first)
+    assert part.interrupted and part.summary.trials == 36
+    assert not (tmp_path / "r.npz.tmp").exists()
+    resumed = rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s, save_path=path,
+                               resume_path=path)
+    assert resumed.summary.trials == 108
+    assert np.array_equal(resumed.data.raw, full.data.raw) and resumed.summary.equity == full.summary.equity
+    with pytest.raises(RolloutError, match="different settings"):
+        rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval),
+                         RolloutSettings(trials=108, batch=36, seed=3), resume_path=path)
+
+
+def test_target_se_stops_early(pubeval):
+    s = RolloutSettings(trials=360, batch=36, truncate=2)
+    res = rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s,
+                           target_se=10.0, min_trials=72)
+    assert res.summary.trials == 72
+
+
+def test_plays_share_dice_and_stop_rule(small_net):
+    s = RolloutSettings(trials=72, batch=36, truncate=4)
+    plays = rollout_plays(OPENING.board, (2, 1), small_net, LocalBackend(lambda: small_net, evaluator=small_net), s,
+                          top=3, stop_behind=0.0, min_trials=36)
+    assert len(plays) == 3
+    assert sum(p.stopped for p in plays) >= 1  # zero standard errors behind: all but the leader stop
+    assert not plays[0].stopped
+    assert all(p.result.summary.trials == 36 for p in plays if p.stopped)  # stopped after the first batch
+
+
+@pytest.mark.slow
+def test_two_workers_give_the_same_result(pubeval):
+    s = RolloutSettings(trials=72, batch=36, seed=9)
+    one = rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s)
+    backend = LocalBackend(PubevalEvaluator, workers=2)
+    try:
+        two = rollout_position(OPENING.board, backend, s)
+    finally:
+        backend.close()
+    assert np.array_equal(one.data.raw, two.data.raw) and np.array_equal(one.data.luck, two.data.luck)
+
+
+# ---------------------------------------------------------------------------------------
+# The command line
+
+
+def test_cli_json_shape():
+    out = cli(OPENING.id, "--evaluator", "pubeval", "--trials", "36", "--truncate", "3", "--cube", "--json", "--quiet")
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)
+    assert {"position", "trials", "probs", "equity", "cubeful", "se", "seconds"} <= set(rec)
+    assert set(rec["se"]) == {"probs", "equity", "cubeful"} and len(rec["probs"]) == 5 and rec["trials"] == 36
+
+
+def test_cli_batch_one_object_per_line():
+    out = cli("--batch", "--evaluator", "pubeval", "--trials", "36", "--truncate", "2", "--quiet",
+              stdin=f"{OPENING.id}\n{OPENING.id} 31\n")
+    assert out.returncode == 0, out.stderr
+    recs = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(recs) == 2 and "dice" not in recs[0] and recs[1]["dice"] == [3, 1] and "plays" in recs[1]
+
+
+def test_cli_text_reads_like_gnubg():
+    out = cli(OPENING.id, "--evaluator", "pubeval", "--trials", "36", "--truncate", "2", "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert "Win" in out.stdout and "std error" in out.stdout and "36 trials" in out.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--trials", "0"], "trials"),
+    (["--trials", "-3"], "trials"),
+    (["--truncate", "-1"], "truncate"),
+])
+def test_cli_bad_numbers_one_line_exit_2(args, words):
+    out = cli(OPENING.id, "--evaluator", "pubeval", *args)
+    assert out.returncode == 2 and words in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_cli_finished_and_impossible_positions_one_line_exit_2():
+    over = np.zeros((2, 25), dtype=np.int8)
+    over[1, 5] = 15
+    for pid, words in ((encode_position_id(over), "already over"), ("AAAAAAAAAAAAAA", "already over"),
+                       ("not-an-id", "Position ID"), ("////////////////", "Position ID")):
+        out = cli(pid, "--evaluator", "pubeval", "--trials", "36")
+        assert out.returncode == 2, (pid, out.stderr)
+        assert words in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_cli_bad_ray_address_one_line_exit_2():
+    out = cli(OPENING.id, "--evaluator", "pubeval", "--trials", "36", "--backend", "ray", "--ray-address", "nohost")
+    assert out.returncode == 2 and "ray-address" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    out = cli(OPENING.id, "--evaluator", "pubeval", "--trials", "36", "--backend", "ray",
+              "--ray-address", "127.0.0.1:1")
+    assert out.returncode == 2 and "cannot reach" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------------------
+# Slow: Ray faults, and gnubg's rollouts as the yardstick
+
+
+@pytest.mark.slow
+def test_ray_killed_worker_same_result(tmp_path):
+    pytest.importorskip("ray")
+    from engine.rollout.ray_backend import RayBackend
+
+    s = RolloutSettings(trials=144, batch=36, seed=4)
+    ev = PubevalEvaluator()
+    local = rollout_position(OPENING.board, LocalBackend(lambda: ev, evaluator=ev), s)
+    pid_file = tmp_path / "pids"
+    backend = RayBackend(PubevalEvaluator, workers=2, pid_file=str(pid_file))
+    killed = []
+
+    def killer():
+        deadline = time.time() + 120
+        while time.time() < deadline and not killed:
+            if pid_file.exists():
+                lines = pid_file.read_text().split("\n")
+                for line in lines:
+                    if line.strip() and line.split()[1] == "72":  # the worker holding the third batch
+                        pid = int(line.split()[0])
+                        os.kill(pid, 9)  # a Ray worker process this test started, by id
+                        killed.append(pid)
+                        break
+            time.sleep(0.005)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    try:
+        res = rollout_position(OPENING.board, backend, s)
+    finally:
+        thread.join()
+        backend.close()
+    assert killed, "no worker was killed"
+    assert np.array_equal(res.data.ids, local.data.ids)
+    assert np.array_equal(res.data.raw, local.data.raw) and np.allclose(res.data.luck, local.data.luck)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DATA.exists(), reason="tests/data/gnubg-rollouts.json not generated")
+def test_close_to_gnubg_rollouts():
+    """A few of gnubg's 1,296-trial rollouts (from the data file; gnubg itself not needed)."""
+    from models.loader import load_evaluator
+
+    ev = load_evaluator(None)
+    doc = json.loads(DATA.read_text())
+    picks = doc["positions"][:1] + doc["positions"][-2:]
+    for ref in picks:
+        board = Position.from_id(ref["position"]).board
+        res = rollout_position(board, LocalBackend(lambda: ev, evaluator=ev), RolloutSettings(trials=324))
+        assert abs(res.summary.equity - ref["equity"]) < 0.06, ref["position"]
+        assert abs(res.summary.probs[0] - ref["probs"][0]) < 0.03, ref["position"]
