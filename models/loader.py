@@ -25,15 +25,14 @@ EVALUATORS: dict[str, Callable[[EvaluatorSpec], Evaluator]] = {
 
 def load_network(path: str | Path = DEFAULT_MODEL) -> Evaluator:
     """The network (or ensemble) of a checkpoint as an evaluator; CheckpointError if missing or corrupt."""
-    from models.checkpoint import load_play_net  # torch loads only when a network is needed
-    from models.network import NetworkEvaluator
+    from models.inference import NetworkEvaluator, load_inference_net
 
     path = Path(path)
     if not path.exists():
         hint = (" (no default model: train one, or pass --model PATH or --evaluator pubeval)"
                 if path.resolve() == DEFAULT_MODEL else "")
         raise CheckpointError(f"checkpoint {path} does not exist{hint}")
-    return NetworkEvaluator(load_play_net(path), name=path.name)
+    return NetworkEvaluator(load_inference_net(path), name=path.name)
 
 
 def load_evaluator(spec: str | None = None) -> Evaluator:

@@ -1,4 +1,5 @@
-"""The value network (198 [+ features] -> H sigmoid -> 5 sigmoid), ensembles of it, and its evaluator."""
+"""The value network (198 [+ features] -> H sigmoid -> 5 sigmoid) and ensembles of it, as torch
+modules: the training truth. Commands play them through models.inference."""
 
 from __future__ import annotations
 
@@ -6,14 +7,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine import bearoff
-from engine.encoder import encode, input_count
+from engine.encoder import input_count
 from engine.errors import CheckpointError
-from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
-
-# Rows per forward pass. A 2-ply search or teacher asks for 100,000+ afterstates at once; in one
-# pass each layer's activations are fresh pages the kernel must zero, in slices they reuse memory.
-EVAL_ROWS = 4096
+from engine.evaluator import N_OUTPUTS
 
 
 class TDNet(nn.Module):
@@ -71,28 +67,3 @@ class TDNetEnsemble(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.stack([member(x) for member in self.members]).mean(dim=0)
-
-
-class NetworkEvaluator:
-    """engine.evaluator.Evaluator backed by a TDNet or TDNetEnsemble: encode, forward, sanity clamp,
-    impossible gammons zeroed (engine.evaluator.rule_out_gammons).
-
-    With `bearoff` (the default), bear-off races that engine.bearoff answers exactly get
-    the database's value instead of the network's estimate.
-    """
-
-    def __init__(self, net: TDNet | TDNetEnsemble, name: str = "network", bearoff: bool = True) -> None:
-        self.net = net.eval()
-        self.name = name
-        self.bearoff = bearoff
-
-    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
-        if len(afterstates) == 0:
-            return np.zeros((0, N_OUTPUTS))
-        y = np.empty((len(afterstates), N_OUTPUTS), dtype=np.float32)
-        with torch.inference_mode():
-            for start in range(0, len(afterstates), EVAL_ROWS):
-                part = afterstates[start:start + EVAL_ROWS]
-                y[start:start + len(part)] = self.net(torch.from_numpy(encode(part, self.net.features))).numpy()
-        probs = rule_out_gammons(afterstates, sanity_clamp(y))
-        return bearoff.apply(afterstates, probs) if self.bearoff else probs

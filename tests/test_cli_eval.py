@@ -16,7 +16,8 @@ from engine.movegen import generate
 from engine.position import Position
 from engine.pubeval import PubevalEvaluator
 from models.checkpoint import Checkpoint, save_checkpoint
-from models.network import NetworkEvaluator, TDNet
+from models.inference import NetworkEvaluator
+from models.network import TDNet
 from scripts.cli import main
 
 START = "4HPwATDgc/ABMA"

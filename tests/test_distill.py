@@ -16,7 +16,7 @@ from engine.evaluator import flip
 from engine.position import game_results
 from engine.search import best_play, evaluate_afterstates, rank_plays
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
-from models.network import NetworkEvaluator
+from models.inference import NetworkEvaluator
 from scripts.lab.distill import identify, main as distill_main
 from training.config import TrainConfig
 from training.distill import (NEAR_MISS_WINDOW, THREE_PLY_TEACHER_FILTER, TRIM, fit, near_misses, record_positions,

@@ -16,7 +16,8 @@ from engine.errors import CheckpointError
 from engine.position import Position
 from models.checkpoint import load_checkpoint, load_members, load_play_net
 from models.loader import load_evaluator
-from models.network import NetworkEvaluator, TDNetEnsemble
+from models.inference import NetworkEvaluator
+from models.network import TDNetEnsemble
 from scripts.lab.ensemble import main as ensemble_main
 from training.config import TrainConfig
 from training.trainer import Trainer

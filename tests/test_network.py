@@ -12,7 +12,8 @@ from engine.features import FEATURE_COUNTS, FEATURES_VERSION, N_FEATURES
 from engine.position import Position
 from models.checkpoint import FORMAT, FORMAT_VERSION, Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_evaluator
-from models.network import NetworkEvaluator, TDNet
+from models.inference import NetworkEvaluator
+from models.network import TDNet
 
 
 def _boards() -> np.ndarray:
@@ -32,15 +33,68 @@ def test_output_shape_and_range():
     assert NetworkEvaluator(_net()).evaluate(np.zeros((0, 2, 25), dtype=np.int8)).shape == (0, 5)
 
 
-def test_evaluation_in_slices_matches_one_pass(monkeypatch):
-    import models.network as network
+def _oracle_afterstates() -> np.ndarray:
+    from scripts.bench.eval import oracle_afterstates
 
-    boards = np.concatenate([_boards()] * 5)  # 15 rows
-    whole = NetworkEvaluator(_net()).evaluate(boards)
-    monkeypatch.setattr(network, "EVAL_ROWS", 4)  # slices of 4, 4, 4, 3
-    sliced = NetworkEvaluator(_net()).evaluate(boards)
-    np.testing.assert_allclose(sliced, whole, rtol=0, atol=1e-6)
-    assert sliced.shape == (15, 5)
+    return oracle_afterstates()
+
+
+@pytest.mark.parametrize("source", ["default", "tesauro", "random"])
+def test_the_fast_path_agrees_with_torch_on_every_oracle_afterstate(source):
+    """models.inference plays what the torch modules (the training truth) compute, to 1e-5,
+    on the 83,208 afterstates of the gnubg oracle: the shipped ensemble, the 198-input net,
+    and a fresh net."""
+    from models.checkpoint import load_play_net
+    from models.inference import InferenceNet
+    from models.paths import DEFAULT_MODEL, TESAURO_MODEL
+
+    net = {"default": lambda: load_play_net(DEFAULT_MODEL), "tesauro": lambda: load_play_net(TESAURO_MODEL),
+           "random": lambda: _net(3, 40)}[source]()
+    boards = _oracle_afterstates()
+    with torch.inference_mode():
+        truth = np.concatenate([net(torch.from_numpy(encode(boards[i:i + 4096], net.features))).numpy()
+                                for i in range(0, len(boards), 4096)])
+    np.testing.assert_allclose(InferenceNet.from_torch(net).forward(boards), truth, rtol=0, atol=1e-5)
+
+
+def test_the_order_and_slicing_of_a_batch_do_not_matter():
+    """The carried accumulator is an optimisation only: any order or slicing gives the same values."""
+    from models.inference import InferenceNet
+
+    net = InferenceNet.from_torch(_net(1, 24))
+    boards = _oracle_afterstates()[:3000]
+    whole = net.forward(boards)
+    order = np.random.default_rng(0).permutation(len(boards))
+    np.testing.assert_allclose(net.forward(boards[order]), whole[order], rtol=0, atol=2e-6)
+    sliced = np.concatenate([net.forward(boards[i:i + 7]) for i in range(0, len(boards), 7)])
+    np.testing.assert_allclose(sliced, whole, rtol=0, atol=2e-6)
+
+
+def test_a_trained_step_is_seen_by_the_evaluator():
+    """A torch net changed in place (an optimiser step) is read again, never played stale."""
+    net = _net()
+    evaluator = NetworkEvaluator(net, bearoff=False)
+    before = evaluator.evaluate(_boards())
+    with torch.no_grad():
+        net.out.bias.add_(1.0)
+    after = evaluator.evaluate(_boards())
+    assert not np.allclose(before, after)
+
+
+def test_the_torch_free_copy_is_cached_verified_and_refused_when_damaged(tmp_path, monkeypatch):
+    from models.inference import inference_cache_path, load_inference_net
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = tmp_path / "net.pt"
+    save_checkpoint(path, Checkpoint(net=_net(2), config={"hidden": 16}, games_trained=0))
+    first = load_inference_net(path)
+    cached = inference_cache_path(path)
+    assert cached.exists() and cached.is_relative_to(tmp_path)
+    np.testing.assert_array_equal(load_inference_net(path).w1, first.w1)
+    raw = bytearray(cached.read_bytes())
+    raw[len(raw) // 2] ^= 0x40  # a flipped bit inside the weights
+    cached.write_bytes(bytes(raw))
+    np.testing.assert_array_equal(load_inference_net(path).w1, first.w1)  # refused, rebuilt from the checkpoint
 
 
 def test_sanity_clamp_applied():

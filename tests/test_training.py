@@ -18,7 +18,7 @@ from engine.features import FEATURE_COUNTS, FEATURES_VERSION
 from engine.game import EvaluatorPlayer, play_game
 from engine.position import Position
 from models.checkpoint import load_checkpoint
-from models.network import NetworkEvaluator
+from models.inference import NetworkEvaluator
 from training.config import TrainConfig, load_config
 from training.kernels import FLIP_PERM, FLIP_SIGN, Scratch, add_gradient, forward_sparse
 from training.selfplay import SelfPlay, Weights, benchmark, initial_net, seed_state

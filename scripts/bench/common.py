@@ -29,7 +29,8 @@ def bench_evaluator(model: str | None, hidden: int = 80) -> tuple[Any, str]:
     import torch  # heavy: only when a benchmark runs
 
     from models.checkpoint import load_play_net
-    from models.network import NetworkEvaluator, TDNet
+    from models.inference import NetworkEvaluator
+    from models.network import TDNet
 
     torch.set_num_threads(1)
     if model or DEFAULT_MODEL.exists():

@@ -19,7 +19,7 @@ from engine.evaluator import N_OUTPUTS, equity
 from engine.movegen import generate
 from models.checkpoint import load_members, play_net
 from models.paths import DEFAULT_MODEL
-from models.network import NetworkEvaluator
+from models.inference import NetworkEvaluator
 
 
 def random_race(rng: np.random.Generator) -> np.ndarray:

@@ -29,7 +29,7 @@ from engine.errors import CheckpointError
 from engine.evaluator import N_OUTPUTS
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_network
-from models.network import NetworkEvaluator
+from models.inference import NetworkEvaluator
 from models.paths import DEFAULT_MODEL
 from training.distill import TRIM, fit, near_misses, record_positions, search_targets
 from training.selfplay import seed_state

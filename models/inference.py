@@ -1,0 +1,248 @@
+"""The fast evaluation path: a trained net or ensemble as float32 arrays and one numba kernel.
+
+The torch modules of models.network stay the training truth; this is how every command
+plays them. Why a kernel of its own rather than torch:
+
+- Tesauro's 198 inputs are mostly zero (about 28 active), so the first layer is a sum of
+  the active inputs' weight rows, not a dense product.
+- The afterstates a search asks for come in runs that share a parent and differ from the
+  board before them in a few inputs (about 16 of 234), so the first layer's accumulator
+  is carried from one board to the next and updated by the inputs that changed, as NNUE
+  engines do; it is recomputed from scratch every REFRESH boards so rounding never drifts.
+- An ensemble's members are fused: one accumulator of members x hidden units.
+- The hidden sigmoid is a polynomial exp that vectorises; outputs agree with torch to 1e-5.
+
+An InferenceNet is saved as .npz in the cache folder under the SHA-256 of the checkpoint
+it came from, so a command can load it without importing torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine import bearoff
+from engine.cache import cache_root, kernel
+from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill
+from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
+from engine.features import write_features
+
+REFRESH = 16  # boards between from-scratch accumulators
+INFERENCE_VERSION = 1  # bump when the .npz layout changes
+
+_LOG2E = np.float32(1.4426950408889634)
+_LN2_HI = np.float32(0.693145751953125)
+_LN2_LO = np.float32(1.428606765330187e-06)
+
+
+@kernel(fastmath=True, nogil=True, inline="always")
+def _sigmoid_into(x, out, mantissa, exponent):
+    """out = 1 / (1 + exp(-x)): exp by 2^k * p(r), p of degree 6 (relative error < 4e-7)."""
+    one = np.float32(1.0)
+    for h in range(x.shape[0]):
+        t = -x[h]
+        t = t if t < np.float32(87.0) else np.float32(87.0)
+        t = t if t > np.float32(-87.0) else np.float32(-87.0)
+        kf = t * _LOG2E + np.float32(0.5)
+        k = np.int32(kf)
+        k = k - np.int32(kf < k)  # floor
+        r = t - np.float32(k) * _LN2_HI - np.float32(k) * _LN2_LO
+        mantissa[h] = one + r * (one + r * (np.float32(0.5) + r * (np.float32(1 / 6) + r * (
+            np.float32(1 / 24) + r * (np.float32(1 / 120) + r * np.float32(1 / 720))))))
+        exponent[h] = k << 23
+    bits = mantissa.view(np.int32)
+    for h in range(x.shape[0]):
+        bits[h] += exponent[h]
+    for h in range(x.shape[0]):
+        out[h] = one / (one + mantissa[h])
+
+
+@kernel(fastmath=True, nogil=True)
+def _forward(boards, w1, b1, w2t, b2, out):
+    """(n, 2, 25) afterstates -> out (n, 5): the members' mean of sigmoid(w2 . sigmoid(w1 . x + b1) + b2)."""
+    members, n_hidden = w2t.shape[0], w2t.shape[2]
+    n_inputs, units = w1.shape
+    x = np.zeros(N_FEATURE_INPUTS, np.float32)
+    previous = np.zeros(N_FEATURE_INPUTS, np.float32)
+    acc = np.empty(units, np.float32)
+    hidden = np.empty(units, np.float32)
+    mantissa = np.empty(units, np.float32)
+    exponent = np.empty(units, np.int32)
+    since = REFRESH
+    for n in range(boards.shape[0]):
+        x[:] = 0.0
+        _fill(boards[n], x)
+        if n_inputs > N_INPUTS:
+            write_features(boards[n], x, N_INPUTS)
+        changed = 0
+        active = 0
+        for i in range(n_inputs):
+            changed += x[i] != previous[i]
+            active += x[i] != 0.0
+        if since >= REFRESH or changed >= active:
+            acc[:] = b1
+            for i in range(n_inputs):
+                v = x[i]
+                if v != 0.0:
+                    row = w1[i]
+                    for h in range(units):
+                        acc[h] += v * row[h]
+            since = 0
+        else:
+            for i in range(n_inputs):
+                d = x[i] - previous[i]
+                if d != 0.0:
+                    row = w1[i]
+                    for h in range(units):
+                        acc[h] += d * row[h]
+            since += 1
+        previous[:] = x
+        _sigmoid_into(acc, hidden, mantissa, exponent)
+        for o in range(N_OUTPUTS):
+            total = np.float32(0.0)
+            for m in range(members):
+                z = b2[m, o]
+                w = w2t[m, o]
+                base = m * n_hidden
+                for h in range(n_hidden):
+                    z += hidden[base + h] * w[h]
+                total += np.float32(1.0) / (np.float32(1.0) + np.exp(-z))
+            out[n, o] = total / members
+
+
+@dataclass(frozen=True)
+class InferenceNet:
+    """A net or ensemble as the kernel reads it.
+
+    w1: (inputs, members * hidden), the members' first layers side by side; b1 likewise;
+    w2t: (members, 5, hidden); b2: (members, 5). `features`: whether the inputs go past 198.
+    """
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2t: np.ndarray
+    b2: np.ndarray
+
+    @property
+    def features(self) -> bool:
+        return self.w1.shape[0] > N_INPUTS
+
+    @property
+    def members(self) -> int:
+        return self.w2t.shape[0]
+
+    @classmethod
+    def from_torch(cls, net) -> InferenceNet:
+        """From a models.network TDNet or TDNetEnsemble (its `to_numpy` weights)."""
+        weights = [m.to_numpy() for m in getattr(net, "members", [net])]
+        width = max(len(w["b1"]) for w in weights)
+        # Members of different widths are padded with units of zero weight: sigmoid(0) times
+        # a zero output weight adds nothing.
+        pad = [width - len(w["b1"]) for w in weights]
+        return cls(w1=np.ascontiguousarray(np.concatenate([np.pad(w["w1"], ((0, 0), (0, p)))
+                                                           for w, p in zip(weights, pad)], axis=1)),
+                   b1=np.ascontiguousarray(np.concatenate([np.pad(w["b1"], (0, p)) for w, p in zip(weights, pad)])),
+                   w2t=np.ascontiguousarray(np.stack([np.pad(w["w2"], ((0, p), (0, 0))).T
+                                                      for w, p in zip(weights, pad)])),
+                   b2=np.ascontiguousarray(np.stack([w["b2"] for w in weights])))
+
+    def forward(self, boards: np.ndarray) -> np.ndarray:
+        """(n, 2, 25) int8 afterstates -> (n, 5) float32 raw network outputs."""
+        boards = np.ascontiguousarray(boards, dtype=np.int8)
+        out = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
+        _forward(boards, self.w1, self.b1, self.w2t, self.b2, out)
+        return out
+
+    def digest(self) -> str:
+        """SHA-256 of the weights, stored beside them so a damaged copy is never played."""
+        sha = hashlib.sha256()
+        for array in (self.w1, self.b1, self.w2t, self.b2):
+            sha.update(str(array.shape).encode())
+            sha.update(np.ascontiguousarray(array, dtype=np.float32).tobytes())
+        return sha.hexdigest()
+
+    def save(self, path: Path) -> None:
+        """Atomically, as .npz with the weights' digest."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, version=INFERENCE_VERSION, digest=self.digest(),
+                     w1=self.w1, b1=self.b1, w2t=self.w2t, b2=self.b2)
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path) -> InferenceNet | None:
+        """The saved net, or None when the file is missing, unreadable, of another version or damaged."""
+        try:
+            with np.load(path) as data:
+                if int(data["version"]) != INFERENCE_VERSION:
+                    return None
+                net = cls(**{k: np.ascontiguousarray(data[k], dtype=np.float32) for k in ("w1", "b1", "w2t", "b2")})
+                return net if str(data["digest"]) == net.digest() else None
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            return None
+
+
+class NetworkEvaluator:
+    """engine.evaluator.Evaluator backed by a net: forward, sanity clamp, impossible gammons
+    zeroed (engine.evaluator.rule_out_gammons).
+
+    `net` is a TDNet, a TDNetEnsemble or an InferenceNet. A torch net is read again when its
+    parameters change in place (a trainer's step), so the evaluator never plays stale
+    weights. With `bearoff` (the default), bear-off races that engine.bearoff answers
+    exactly get the database's value instead of the network's estimate.
+    """
+
+    def __init__(self, net, name: str = "network", bearoff: bool = True) -> None:
+        self.net = net
+        self.name = name
+        self.bearoff = bearoff
+        self._version: tuple[int, ...] | None = None
+        self._inference = net if isinstance(net, InferenceNet) else None
+
+    @property
+    def inference_net(self) -> InferenceNet:
+        if isinstance(self.net, InferenceNet):
+            return self.net
+        version = tuple(p._version for p in self.net.parameters())
+        if self._inference is None or version != self._version:
+            self._inference, self._version = InferenceNet.from_torch(self.net), version
+        return self._inference
+
+    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+        if len(afterstates) == 0:
+            return np.zeros((0, N_OUTPUTS))
+        probs = rule_out_gammons(afterstates, sanity_clamp(self.inference_net.forward(afterstates)))
+        return bearoff.apply(afterstates, probs) if self.bearoff else probs
+
+
+def file_digest(path: Path) -> str:
+    """The first 16 hex digits of the file's SHA-256."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def inference_cache_path(checkpoint: Path) -> Path:
+    """Where the torch-free copy of `checkpoint` is kept: named for the checkpoint's SHA-256."""
+    return cache_root() / "nets" / f"{file_digest(checkpoint)}-v{INFERENCE_VERSION}.npz"
+
+
+def load_inference_net(checkpoint: Path) -> InferenceNet:
+    """The checkpoint's play net, torch-free when a copy of this exact file is cached;
+    otherwise read with torch (CheckpointError if corrupt) and cached for the next time."""
+    cached = inference_cache_path(checkpoint)
+    net = InferenceNet.load(cached)
+    if net is not None:
+        return net
+    from models.checkpoint import load_play_net  # torch: only the first time a file is played
+
+    net = InferenceNet.from_torch(load_play_net(checkpoint))
+    try:
+        net.save(cached)
+    except OSError:
+        pass  # a read-only cache only costs torch next time
+    return net
