@@ -117,13 +117,14 @@ def test_batches_do_not_change_trials(pubeval):
 
 
 def test_truncate_one_ply_with_vr_is_the_2ply_value(small_net):
-    """One roll, then the evaluator: the luck-reduced estimate of every trial is the mean over the 21 rolls."""
+    """One roll, then the evaluator: the luck-reduced estimate of every trial is the mean over the 21 rolls
+    (to the fast path's 1e-6: its values depend on the batch around a board by float rounding)."""
     s = RolloutSettings(trials=36, truncate=1)
     data = run_trials(OPENING.board, small_net, s, 0, 36)
     assert (data.turns == 1).all()
     summary = summarise(data, s)
-    assert summary.se_equity < 1e-9
-    assert np.allclose(summary.probs, evaluate_position(OPENING.board, small_net, 2), atol=1e-9)
+    assert summary.se_equity < 1e-6
+    assert np.allclose(summary.probs, evaluate_position(OPENING.board, small_net, 2), atol=1e-6)
 
 
 def test_truncation_stops_after_n_plies(pubeval):

@@ -27,7 +27,8 @@ from engine.evaluator import Evaluator, equity, flip, result_probs
 from engine.luck import N_ROLLS, best_afterstates, roll_index
 from engine.position import CHECKERS, game_result
 from engine.rollout import cubeful as cf
-from engine.search import ROLL_WEIGHTS, check_ply, exact_results, position_values
+from engine.position import game_results
+from engine.search import ROLL_WEIGHTS, check_ply, position_values
 
 STRATUM = 36
 QUASI_BLOCK = STRATUM * STRATUM  # 1,296: every (first roll, second roll) pair once
@@ -244,7 +245,7 @@ def run_trials(board: np.ndarray, evaluator: Evaluator, settings: RolloutSetting
             after, probs = best_afterstates(boards[k], evaluator, s.ply, roll_rows=rows[:, None])
             chosen, chosen_probs = after[:, 0], probs[:, 0]
         turns[k] += 1
-        points = exact_results(chosen)
+        points = game_results(chosen)
         over = points != 0
         if over.any():
             e = k[over]
@@ -300,7 +301,7 @@ def _cube_actions(boards, k, owner_mover, cube_value, owner_root, root_on_roll, 
 def _cubeful_after(after: np.ndarray, probs: np.ndarray, value: np.ndarray, owner_mover: np.ndarray) -> np.ndarray:
     """The mover's cubeful points of each afterstate (opponent to roll): exact when the game
     is over, else minus the opponent's Janowski no-double value."""
-    points = exact_results(after)
+    points = game_results(after)
     opp = np.ascontiguousarray(after[:, ::-1])
     out = -value * cf.money_cubeful(flip(probs), -owner_mover, cf.efficiency(opp))
     return np.where(points != 0, value * points, out)

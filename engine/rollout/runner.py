@@ -22,7 +22,8 @@ import numpy as np
 from engine.evaluator import Evaluator, equity, result_probs
 from engine.rollout.core import (RolloutError, RolloutSettings, Summary, TrialData, check_position, estimates,
                                  run_trials, summarise)
-from engine.search import exact_results, rank_plays
+from engine.position import game_results
+from engine.search import rank_plays
 
 EvaluatorFactory = Callable[[], Evaluator]
 Progress = Callable[[int, Summary], None]
@@ -234,7 +235,7 @@ def rollout_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator
     start = time.perf_counter()
     cands = []
     for p in plays:
-        points = int(exact_results(p.afterstate[None])[0])
+        points = int(game_results(p.afterstate[None])[0])
         cands.append({"after": p.afterstate, "steps": p.steps, "exact": result_probs(points) if points else None,
                       "parts": [], "stopped": False})
     interrupted = False
