@@ -29,7 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "models", "training", "scripts")
-ENGINE_SUBPACKAGES = ("cube", "formats", "gnubg", "pit")
+ENGINE_SUBPACKAGES = ("cube", "formats", "gnubg", "pit", "rollout")
 HEAVY = ("torch", "tensorboard", "ray", "fastapi", "uvicorn", "starlette")
 
 # What each engine subpackage may import besides the flat core (and itself).
@@ -38,12 +38,13 @@ SUBPACKAGE_ALLOWED = {
     "engine.formats": set(),
     "engine.gnubg": {"engine.cube", "engine.formats"},  # the external bot reads FIBS boards, decides cubes
     "engine.pit": {"engine.formats"},                   # pit games are written as .mat files
+    "engine.rollout": {"engine.cube"},                  # cubeful rollouts decide cubes
 }
 
 # (importing module, imported module) pairs that break a rule today. Keep this short.
 KNOWN_EXCEPTIONS = {
     # `tdgammon eval`'s cube options live among the lab tools; they belong in scripts.commands.
-    ("scripts.commands.eval", "scripts.lab.cube_options"),
+    ("scripts.commands.eval", "scripts.commands.cube_options"),
 }
 
 

@@ -162,7 +162,7 @@ def test_fit_command_records_lr_end_and_the_validation_file(student: Path, tmp_p
     assert distill_main(["fit", str(student), str(data), "--epochs", "1", "--validate", str(other),
                          "--out", str(out)]) == 0
     record = load_checkpoint(out).trainer_state["distilled"][0]
-    assert record["validate"] == str(other) and "lr_end" not in record
+    assert record["validate"] == other.name and "lr_end" not in record
 
 
 @pytest.mark.slow
@@ -181,7 +181,7 @@ def test_positions_resume_exactly_and_fit_keeps_a_record(student: Path, tmp_path
     fitted = load_checkpoint(out)
     (record,) = fitted.trainer_state["distilled"]
     assert record["epochs"] == 1 and len(record["val_mse"]) == 2 and record["near_misses"] == [0]
-    assert record["teachers"] == [identify(student)] and identify(student).startswith(f"{student} (sha256 ")
+    assert record["teachers"] == [identify(student)] and identify(student).startswith(f"{student.name} (sha256 ")
     assert not torch.equal(fitted.net.hidden.weight, load_checkpoint(student).net.hidden.weight)
     # Training on keeps the record.
     config = TrainConfig(seed=1, hidden=8, games=110, workers=1, chunk_games=10, checkpoint_every=10,

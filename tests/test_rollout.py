@@ -287,7 +287,7 @@ def test_cli_bad_ray_address_one_line_exit_2():
 @pytest.mark.slow
 def test_ray_killed_worker_same_result(tmp_path):
     pytest.importorskip("ray")
-    from engine.rollout.ray_backend import RayBackend
+    from training.rollout_ray import RayBackend
 
     s = RolloutSettings(trials=144, batch=36, seed=4)
     ev = PubevalEvaluator()

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> None:
         print(f"tdgammon, {args.workers} worker processes: {secs:.1f} s (speed-up {ours / secs:.2f}, "
               f"process start and model load included), equity {s2.equity:+.4f}")
     if args.ray > 0:
-        from engine.rollout.ray_backend import RayBackend
+        from training.rollout_ray import RayBackend
 
         backend = RayBackend(loader, workers=args.ray)
         try:

@@ -14,7 +14,7 @@ from engine.errors import TdgammonError
 from engine.evaluator import Evaluator, equity
 from engine.position import Position
 from engine.search import evaluate_position
-from scripts.lab.cube_options import add_cube_arguments, cube_from_args, cube_options_given, cube_report, format_cube
+from scripts.commands.cube_options import add_cube_arguments, cube_from_args, cube_options_given, cube_report, format_cube
 from scripts.commands.options import add_evaluator_arguments, evaluator_from_args, read_batch
 
 PROB_NAMES = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")

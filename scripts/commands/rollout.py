@@ -115,7 +115,7 @@ def settings_from_args(args: argparse.Namespace) -> RolloutSettings:
 
 def make_backend(args: argparse.Namespace, loader: EvaluatorLoader):
     if args.backend == "ray":
-        from engine.rollout.ray_backend import RayBackend
+        from training.rollout_ray import RayBackend
 
         return RayBackend(loader, args.workers, args.ray_address)
     if args.ray_address is not None:

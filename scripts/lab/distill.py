@@ -68,9 +68,10 @@ def _made_with(data: dict[str, np.ndarray]) -> tuple[str, str, int, int, int]:
 
 
 def identify(path: str | Path) -> str:
-    """The path and the start of the file's SHA-256: names a model even after its path is reused."""
+    """The file's name and the start of its SHA-256: names a model wherever it is kept, and
+    records no folder of the machine that made it."""
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    return f"{path} (sha256 {digest[:16]})"
+    return f"{Path(path).name} (sha256 {digest[:16]})"
 
 
 def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chunk: int,
@@ -129,12 +130,12 @@ def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr:
         held = _load(validate)
         validation = (held["boards"], held["targets"])
     result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed, lr_end=lr_end, validation=validation)
-    record = {"data": [str(p) for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
+    record = {"data": [p.name for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
               "near_misses": sorted({int(a.get("near_misses", 0)) for a in arrays}),
               "teacher_plies": sorted({int(a.get("teacher_ply", 2)) for a in arrays}),
               "positions": len(boards), "epochs": epochs, "lr": lr,
               **({} if lr_end is None else {"lr_end": lr_end}),
-              **({} if validate is None else {"validate": str(validate)}), "seed": seed, "val_mse": result.val_mse,
+              **({} if validate is None else {"validate": validate.name}), "seed": seed, "val_mse": result.val_mse,
               "val_trimmed": result.val_trimmed}
     save_checkpoint(out, Checkpoint(ckpt.net, ckpt.config, ckpt.games_trained, ckpt.state_with("distilled", record)))
     held = f"{result.held_out:,} of {validate}" if validate is not None else f"{result.held_out:,} held out"
@@ -210,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.games < 1 or args.chunk < 1 or args.near_misses < 0:
                 raise DataError("--games and --chunk must be at least 1, --near-misses at least 0")
             # The search values a few dozen boards at a time, too few to share out: two 3-ply jobs on two
-            # cores made 8-9 positions/s each on one thread, 1-2 with torch's default pool (session 28).
+            # cores made 8-9 positions/s each on one thread, 1-2 with torch's default pool (measured 2026-12-04).
             torch.set_num_threads(1)
             positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses,
                       args.teacher_ply)

@@ -16,7 +16,7 @@ gnubg:PLIES gives gnubg's own figure for calibration). --filters 8:0.16,4:0.08 j
 2-ply player once per move filter, on the same decisions; --phases splits each loss into
 contact, contact bear-off, race and bear-off decisions; --worst N lists each player's N
 costliest decisions.
-Learning never sees these numbers: gnubg is only a yardstick (issue 6's rules).
+Learning never sees these numbers: gnubg is only a yardstick.
 """
 
 from __future__ import annotations
