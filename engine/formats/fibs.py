@@ -155,11 +155,37 @@ class FibsBoard:
         return ":".join(str(v) for v in values)
 
 
+MAX_CUBE = 4096
+"""gnubg's MAX_CUBE: no cube value above it."""
+MAX_MATCH = 9999
+"""FIBS writes an unlimited (money) session as match length 9999; no longer matches."""
+
+# Each numeric field's range, checked before anything else reads the line (a value outside
+# would wrap in the int8 board or overflow numpy). Fields of two values are (name, index).
+_RANGES: tuple[tuple[str, int, int], ...] = (
+    ("match_length", 0, MAX_MATCH), ("player_score", 0, 10**9), ("opponent_score", 0, 10**9),
+    ("turn", -1, 1), ("cube", 1, MAX_CUBE),
+    ("player_may_double", 0, 1), ("opponent_may_double", 0, 1), ("was_doubled", 0, 1),
+    ("colour", -1, 1), ("direction", -1, 1), ("home", 0, 25), ("bar", 0, 25),
+    ("player_on_home", 0, CHECKERS), ("opponent_on_home", 0, CHECKERS),
+    ("player_on_bar", 0, CHECKERS), ("opponent_on_bar", 0, CHECKERS),
+    ("can_move", 0, 4), ("forced_move", 0, 1), ("did_crawford", 0, 1), ("redoubles", 0, 10**6),
+)
+
+
+def _shown(text: str, limit: int = 30) -> str:
+    """A piece of the input for an error message, cut to `limit` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def _int(text: str, name: str) -> int:
+    # A FIBS number is short; a long run of digits is refused before int() parses it.
+    if len(text) > 12:
+        raise FibsBoardError(f"field {name} must be a small integer, got {_shown(text)}")
     try:
         return int(text)
     except ValueError:
-        raise FibsBoardError(f"field {name} must be an integer, got {text!r}") from None
+        raise FibsBoardError(f"field {name} must be an integer, got {_shown(text)}") from None
 
 
 def parse_fibs_board(line: str) -> FibsBoard:
@@ -169,7 +195,7 @@ def parse_fibs_board(line: str) -> FibsBoard:
     text = line.replace("\x00", "").strip()
     parts = text.split(":")
     if parts[0] != "board":
-        raise FibsBoardError(f"a FIBS board line starts with 'board:', got {text[:30]!r}")
+        raise FibsBoardError(f"a FIBS board line starts with 'board:', got {_shown(text)}")
     if len(parts) != N_FIELDS:
         raise FibsBoardError(f"a FIBS board line has {N_FIELDS} fields, got {len(parts)}")
     nums = [_int(p, f"#{i}") for i, p in enumerate(parts[3:], start=3)]
@@ -190,6 +216,15 @@ def parse_fibs_board(line: str) -> FibsBoard:
 
 
 def _validate(fb: FibsBoard) -> None:
+    for index, value in enumerate(fb.board):
+        if not -CHECKERS <= value <= CHECKERS:
+            raise FibsBoardError(f"board value {index} must be -{CHECKERS}..{CHECKERS} checkers, got {value}")
+    for name, lo, hi in _RANGES:
+        if not lo <= getattr(fb, name) <= hi:
+            raise FibsBoardError(f"field {name} must be {lo}..{hi}, got {getattr(fb, name)}")
+    if 0 < fb.match_length < MAX_MATCH and max(fb.player_score, fb.opponent_score) >= fb.match_length:
+        raise FibsBoardError(f"scores {fb.player_score}-{fb.opponent_score} must be below the "
+                             f"match length {fb.match_length}")
     if fb.colour not in (1, -1):
         raise FibsBoardError(f"colour must be 1 or -1, got {fb.colour}")
     if fb.direction not in (1, -1):
