@@ -140,8 +140,14 @@ class Trainer:
             while diverged is None and self.games < self.total_games and not self.stop_requested:
                 per_worker = min(cfg.chunk_games, max(1, (self.total_games - self.games) // cfg.workers))
                 start = time.perf_counter()
-                games, moves, td_sum = self.selfplay.train(per_worker, cfg.lr_at(self.games),
-                                                           cfg.td_lambda, cfg.epsilon)
+                try:
+                    games, moves, td_sum = self.selfplay.train(per_worker, cfg.lr_at(self.games),
+                                                               cfg.td_lambda, cfg.epsilon)
+                except Exception:
+                    if self._weights_finite():
+                        raise
+                    diverged = "the weights are"   # the kernels fail on NaN (a division by zero)
+                    break
                 elapsed = time.perf_counter() - start
                 if not math.isfinite(td_sum) or not self._weights_finite():
                     # Stop before anything records this chunk: the last checkpoint stays as it was.
@@ -168,7 +174,7 @@ class Trainer:
                 bar.set_postfix(postfix, refresh=False)
         finally:
             bar.close()
-            if diverged is None:
+            if diverged is None and self._weights_finite():   # never save NaN over a good state
                 self.checkpoint()
             writer.close()
             metrics.close()

@@ -240,3 +240,28 @@ def _validate(fb: FibsBoard) -> None:
         raise FibsBoardError("match length and scores must be >= 0")
     for colour in (1, -1):
         fb.board_for(colour)
+
+
+def fibs_line(board: np.ndarray, dice: tuple[int, int] = (0, 0), player: str = "tdgammon",
+              opponent: str = "gnubg", cube: int = 1, match_length: int = 0,
+              score: tuple[int, int] = (0, 0)) -> str:
+    """The board line gnubg would send for a decision of the side in row 0 of `board`
+    (engine.position convention): that side is "you", colour 1 on turn, direction -1,
+    the cube centred. `dice` (0, 0) asks for roll/double. parse_fibs_board(...).position_board()
+    gives `board` back."""
+    b = np.asarray(board, dtype=np.int64).reshape(2, 25)
+    values = [0] * 26
+    for p in range(1, 25):
+        values[p] += int(b[0, p - 1])           # my point p = index p
+        values[25 - p] -= int(b[1, p - 1])      # their point q = my point 25 - q
+    values[25] = int(b[0, BAR])
+    values[0] = -int(b[1, BAR])
+    fb = FibsBoard(
+        player=player, opponent=opponent, match_length=match_length,
+        player_score=score[0], opponent_score=score[1], board=tuple(values), turn=1,
+        player_dice=tuple(dice), opponent_dice=(0, 0), cube=cube,
+        player_may_double=1, opponent_may_double=1, was_doubled=0, colour=1, direction=-1,
+        home=0, bar=25, player_on_home=CHECKERS - int(b[0].sum()),
+        opponent_on_home=CHECKERS - int(b[1].sum()), player_on_bar=int(b[0, BAR]),
+        opponent_on_bar=int(b[1, BAR]), can_move=0, forced_move=0, did_crawford=0, redoubles=0)
+    return fb.to_line()
