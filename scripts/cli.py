@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"scripts.commands.{name}").register(sub)
+    parser.set_defaults(_commands=sub.choices)
     return parser
 
 
@@ -81,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:   # reported by the command's own parser: `tdgammon CMD: error: ...`
+            args._commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exit_:   # --help (0) or a usage error (2, its one line printed)
         return exit_.code if isinstance(exit_.code, int) else 2
     try:

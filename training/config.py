@@ -83,13 +83,13 @@ class TrainConfig:
                 ok = isinstance(value, int) and not isinstance(value, bool)
             else:
                 ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+                if ok and isinstance(value, int) and abs(value) > 2**1000:
+                    raise ConfigError(f"{source}: key {key!r} is an integer too large for a float")
             if not ok:
                 raise ConfigError(f"{source}: key {key!r} must be {expected}, got {_shown(value)}")
         try:
             values = {k: (float(v) if known[k].type == "float" else v) for k, v in data.items()}
             return cls(**values)
-        except OverflowError:
-            raise ConfigError(f"{source}: a float key is an integer too large for a float") from None
         except ConfigError as err:
             raise ConfigError(f"{source}: {err}") from None
 
