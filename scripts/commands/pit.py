@@ -137,8 +137,10 @@ def run(args: argparse.Namespace) -> int:
         raise TdgammonError(f"duplicate dice plays games in pairs: --games must be even, got {args.games}")
     if not 0 <= args.seed < 2**63:
         raise TdgammonError(f"--seed must be 0..2**63-1, got {args.seed}")
-    if not 0 <= args.workers <= 256:
-        raise TdgammonError(f"--workers must be 0..256 (0 = every core), got {args.workers}")
+    if args.workers < 0:
+        raise TdgammonError(f"--workers must be >= 0 (0 = every core), got {args.workers}")
+    if args.workers > 256:
+        raise TdgammonError(f"--workers must be at most 256, got {args.workers}")
     workers = args.workers if args.workers else default_workers()
     workers = max(1, min(workers, args.games))
     for spec in (spec_a, spec_b):   # fail fast (bad path, corrupt checkpoint, no gnubg) here:
