@@ -209,4 +209,15 @@ def decode_position_id(position_id: str) -> np.ndarray:
     for index in range(24):
         if board[ME, index] and board[OPP, 23 - index]:
             raise PositionIdError(f"Position ID {position_id!r} has both sides on point {index + 1}")
+    check_not_empty(board, f"Position ID {position_id!r}")
     return board
+
+
+def check_not_empty(board: np.ndarray, what: str = "the board") -> None:
+    """Refuse a board where neither side has a checker left: a game ends when the first side
+    bears off its 15th, so at most one side can have none. (gnubg's CheckPosition accepts
+    such a board; its evaluation means nothing. A side with no checkers while the other
+    has some is a finished game, which we keep: afterstates of a last bear-off are such.)"""
+    if not board[ME].any() and not board[OPP].any():
+        raise PositionIdError(f"{what} has no checkers for either side: at most one side can "
+                              f"have borne off all {CHECKERS}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -38,19 +39,26 @@ class TrainConfig:
     staleness_games: int = 500
 
     def __post_init__(self) -> None:
-        positive = ("hidden", "games", "workers", "chunk_games", "checkpoint_every", "staleness_games")
-        for name in positive:
-            if getattr(self, name) <= 0:
-                raise ConfigError(f"config key {name!r} must be positive, got {getattr(self, name)}")
-        for name in ("lr_decay_games", "eval_every", "eval_games", "snapshot_every"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"config key {name!r} must not be negative")
-        if not 0.0 <= self.td_lambda <= 1.0:
-            raise ConfigError(f"config key 'td_lambda' must be in [0, 1], got {self.td_lambda}")
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise ConfigError(f"config key 'epsilon' must be in [0, 1], got {self.epsilon}")
-        if self.lr <= 0 or self.lr_end <= 0 or self.new_inputs_lr_scale <= 0:
-            raise ConfigError("config keys 'lr', 'lr_end' and 'new_inputs_lr_scale' must be positive")
+        """Every field in its range (RANGES), floats finite: a NaN or infinite learning rate
+        would train NaN weights. One ConfigError line for the first bad key."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool":
+                if not isinstance(value, bool):
+                    raise ConfigError(f"config key {f.name!r} must be true or false, got {_shown(value)}")
+                continue
+            lo, hi, lo_open = RANGES[f.name]
+            if f.type == "int":
+                ok = isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+                if not ok:
+                    raise ConfigError(f"config key {f.name!r} must be an integer {lo}..{hi}, got {_shown(value)}")
+                continue
+            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+                  and math.isfinite(value) and (lo < value if lo_open else lo <= value) and value <= hi)
+            if not ok:
+                interval = f"{'(' if lo_open else '['}{lo:g}, {hi:g}]"
+                raise ConfigError(f"config key {f.name!r} must be a finite number in {interval}, "
+                                  f"got {_shown(value)}")
 
     def lr_at(self, games: int) -> float:
         """The learning rate after `games` games of training."""
@@ -75,19 +83,58 @@ class TrainConfig:
                 ok = isinstance(value, int) and not isinstance(value, bool)
             else:
                 ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+                if ok and isinstance(value, int) and abs(value) > 2**1000:
+                    raise ConfigError(f"{source}: key {key!r} is an integer too large for a float")
             if not ok:
-                raise ConfigError(f"{source}: key {key!r} must be {expected}, got {type(value).__name__} {value!r}")
-        values = {k: (float(v) if known[k].type == "float" else v) for k, v in data.items()}
-        return cls(**values)
+                raise ConfigError(f"{source}: key {key!r} must be {expected}, got {_shown(value)}")
+        try:
+            values = {k: (float(v) if known[k].type == "float" else v) for k, v in data.items()}
+            return cls(**values)
+        except ConfigError as err:
+            raise ConfigError(f"{source}: {err}") from None
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    text = f"{type(value).__name__} {value!r}"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+_MAX_GAMES = 10**12
+RANGES: dict[str, tuple[float, float, bool]] = {
+    # name: (lowest, highest, lowest excluded); ints are inclusive at both ends.
+    "seed": (0, 2**63 - 1, False),          # numpy's SeedSequence and torch's manual_seed take it
+    "hidden": (1, 8192, False),
+    "lr": (0.0, 1.0, True),
+    "lr_end": (0.0, 1.0, True),
+    "lr_decay_games": (0, _MAX_GAMES, False),
+    "td_lambda": (0.0, 1.0, False),
+    "epsilon": (0.0, 1.0, False),
+    "new_inputs_lr_scale": (0.0, 100.0, True),
+    "games": (1, _MAX_GAMES, False),
+    "workers": (1, 256, False),
+    "chunk_games": (1, 1_000_000, False),
+    "checkpoint_every": (1, _MAX_GAMES, False),
+    "eval_every": (0, _MAX_GAMES, False),
+    "eval_games": (0, 10_000_000, False),
+    "snapshot_every": (0, _MAX_GAMES, False),
+    "staleness_games": (1, _MAX_GAMES, False),
+}
+"""Each number's range: wide enough for any real run, narrow enough that nothing overflows."""
 
 
 def load_config(path: str | Path) -> TrainConfig:
     """Read and validate a TOML run configuration."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory, not a TOML file") from None
+    except OSError as err:
+        raise ConfigError(f"cannot read config file {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {err.start})") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"config file {path} is not valid TOML: {err}") from None
     return TrainConfig.from_dict(data, source=str(path))

@@ -8,12 +8,15 @@ SIGINT or SIGTERM arrives (the current chunk finishes first, so no game is half-
 from __future__ import annotations
 
 import json
+import math
+import os
 import shutil
 import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from engine.errors import CheckpointError, TdgammonError
@@ -127,17 +130,29 @@ class Trainer:
         old_handlers = {sig: signal.signal(sig, self._request_stop)
                         for sig in (signal.SIGINT, signal.SIGTERM)}
         writer = SummaryWriter(str(self.out), purge_step=self.games)
+        _drop_metrics_after(self.out / "metrics.jsonl", self.games)
         metrics = open(self.out / "metrics.jsonl", "a")
+        diverged = None if self._weights_finite() else "the starting weights are"
         bar = tqdm(total=self.total_games, initial=self.games, unit="game",
                    disable=not self.progress, dynamic_ncols=True)
         window_games, window_time, td_running = 0, 0.0, None
         try:
-            while self.games < self.total_games and not self.stop_requested:
+            while diverged is None and self.games < self.total_games and not self.stop_requested:
                 per_worker = min(cfg.chunk_games, max(1, (self.total_games - self.games) // cfg.workers))
                 start = time.perf_counter()
-                games, moves, td_sum = self.selfplay.train(per_worker, cfg.lr_at(self.games),
-                                                           cfg.td_lambda, cfg.epsilon)
+                try:
+                    games, moves, td_sum = self.selfplay.train(per_worker, cfg.lr_at(self.games),
+                                                               cfg.td_lambda, cfg.epsilon)
+                except Exception:
+                    if self._weights_finite():
+                        raise
+                    diverged = "the weights are"   # the kernels fail on NaN (a division by zero)
+                    break
                 elapsed = time.perf_counter() - start
+                if not math.isfinite(td_sum) or not self._weights_finite():
+                    # Stop before anything records this chunk: the last checkpoint stays as it was.
+                    diverged = "the TD error is" if not math.isfinite(td_sum) else "the weights are"
+                    break
                 self.wall_time += elapsed
                 self.wall_time_this_run += elapsed
                 before = self.games
@@ -159,13 +174,23 @@ class Trainer:
                 bar.set_postfix(postfix, refresh=False)
         finally:
             bar.close()
-            self.checkpoint()
+            if diverged is None and self._weights_finite():   # never save NaN over a good state
+                self.checkpoint()
             writer.close()
             metrics.close()
             self.selfplay.close()
             for sig, handler in old_handlers.items():
                 signal.signal(sig, handler)
+        if diverged is not None:
+            kept = self.out / CHECKPOINT_NAME
+            raise TdgammonError(
+                f"training stopped at game {self.games}: {diverged} NaN or infinite (learning rate "
+                f"{cfg.lr_at(self.games):g}); nothing was written, "
+                + (f"{kept} keeps the last good state" if kept.exists() else "there is no checkpoint"))
         return self.last_bench
+
+    def _weights_finite(self) -> bool:
+        return all(bool(np.isfinite(a).all()) for a in self.weights.as_tuple())
 
     # -- (3) benchmarks and logging -----------------------------------------------------
     def _log(self, writer, metrics, before: int, rate: float, moves_per_game: float,
@@ -197,3 +222,28 @@ class Trainer:
     def _crossed(self, before: int, every: int) -> bool:
         """True when the games count passed a multiple of `every` in the last chunk."""
         return every > 0 and before // every != self.games // every
+
+
+def _drop_metrics_after(path: Path, games: int) -> None:
+    """Keep the metrics records up to `games` (the checkpoint's count), in place.
+
+    A record is written just before its checkpoint; a run killed between the two leaves a
+    record the resumed run writes again, and a kill mid-line leaves a torn one. Both go."""
+    if not path.exists():
+        return
+    kept, dropped = [], 0
+    with open(path) as fh:
+        for line in fh:
+            try:
+                record = json.loads(line)
+                keep = line.endswith("\n") and int(record["games"]) <= games
+            except (ValueError, TypeError, KeyError):
+                keep = False
+            if keep:
+                kept.append(line)
+            else:
+                dropped += 1
+    if dropped:
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text("".join(kept))
+        os.replace(tmp, path)

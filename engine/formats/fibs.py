@@ -155,11 +155,37 @@ class FibsBoard:
         return ":".join(str(v) for v in values)
 
 
+MAX_CUBE = 4096
+"""gnubg's MAX_CUBE: no cube value above it."""
+MAX_MATCH = 9999
+"""FIBS writes an unlimited (money) session as match length 9999; no longer matches."""
+
+# Each numeric field's range, checked before anything else reads the line (a value outside
+# would wrap in the int8 board or overflow numpy). Fields of two values are (name, index).
+_RANGES: tuple[tuple[str, int, int], ...] = (
+    ("match_length", 0, MAX_MATCH), ("player_score", 0, 10**9), ("opponent_score", 0, 10**9),
+    ("turn", -1, 1), ("cube", 1, MAX_CUBE),
+    ("player_may_double", 0, 1), ("opponent_may_double", 0, 1), ("was_doubled", 0, 1),
+    ("colour", -1, 1), ("direction", -1, 1), ("home", 0, 25), ("bar", 0, 25),
+    ("player_on_home", 0, CHECKERS), ("opponent_on_home", 0, CHECKERS),
+    ("player_on_bar", 0, CHECKERS), ("opponent_on_bar", 0, CHECKERS),
+    ("can_move", 0, 4), ("forced_move", 0, 1), ("did_crawford", 0, 1), ("redoubles", 0, 10**6),
+)
+
+
+def _shown(text: str, limit: int = 30) -> str:
+    """A piece of the input for an error message, cut to `limit` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def _int(text: str, name: str) -> int:
+    # A FIBS number is short; a long run of digits is refused before int() parses it.
+    if len(text) > 12:
+        raise FibsBoardError(f"field {name} must be a small integer, got {_shown(text)}")
     try:
         return int(text)
     except ValueError:
-        raise FibsBoardError(f"field {name} must be an integer, got {text!r}") from None
+        raise FibsBoardError(f"field {name} must be an integer, got {_shown(text)}") from None
 
 
 def parse_fibs_board(line: str) -> FibsBoard:
@@ -169,7 +195,7 @@ def parse_fibs_board(line: str) -> FibsBoard:
     text = line.replace("\x00", "").strip()
     parts = text.split(":")
     if parts[0] != "board":
-        raise FibsBoardError(f"a FIBS board line starts with 'board:', got {text[:30]!r}")
+        raise FibsBoardError(f"a FIBS board line starts with 'board:', got {_shown(text)}")
     if len(parts) != N_FIELDS:
         raise FibsBoardError(f"a FIBS board line has {N_FIELDS} fields, got {len(parts)}")
     nums = [_int(p, f"#{i}") for i, p in enumerate(parts[3:], start=3)]
@@ -190,6 +216,15 @@ def parse_fibs_board(line: str) -> FibsBoard:
 
 
 def _validate(fb: FibsBoard) -> None:
+    for index, value in enumerate(fb.board):
+        if not -CHECKERS <= value <= CHECKERS:
+            raise FibsBoardError(f"board value {index} must be -{CHECKERS}..{CHECKERS} checkers, got {value}")
+    for name, lo, hi in _RANGES:
+        if not lo <= getattr(fb, name) <= hi:
+            raise FibsBoardError(f"field {name} must be {lo}..{hi}, got {getattr(fb, name)}")
+    if 0 < fb.match_length < MAX_MATCH and max(fb.player_score, fb.opponent_score) >= fb.match_length:
+        raise FibsBoardError(f"scores {fb.player_score}-{fb.opponent_score} must be below the "
+                             f"match length {fb.match_length}")
     if fb.colour not in (1, -1):
         raise FibsBoardError(f"colour must be 1 or -1, got {fb.colour}")
     if fb.direction not in (1, -1):
@@ -205,3 +240,28 @@ def _validate(fb: FibsBoard) -> None:
         raise FibsBoardError("match length and scores must be >= 0")
     for colour in (1, -1):
         fb.board_for(colour)
+
+
+def fibs_line(board: np.ndarray, dice: tuple[int, int] = (0, 0), player: str = "tdgammon",
+              opponent: str = "gnubg", cube: int = 1, match_length: int = 0,
+              score: tuple[int, int] = (0, 0)) -> str:
+    """The board line gnubg would send for a decision of the side in row 0 of `board`
+    (engine.position convention): that side is "you", colour 1 on turn, direction -1,
+    the cube centred. `dice` (0, 0) asks for roll/double. parse_fibs_board(...).position_board()
+    gives `board` back."""
+    b = np.asarray(board, dtype=np.int64).reshape(2, 25)
+    values = [0] * 26
+    for p in range(1, 25):
+        values[p] += int(b[0, p - 1])           # my point p = index p
+        values[25 - p] -= int(b[1, p - 1])      # their point q = my point 25 - q
+    values[25] = int(b[0, BAR])
+    values[0] = -int(b[1, BAR])
+    fb = FibsBoard(
+        player=player, opponent=opponent, match_length=match_length,
+        player_score=score[0], opponent_score=score[1], board=tuple(values), turn=1,
+        player_dice=tuple(dice), opponent_dice=(0, 0), cube=cube,
+        player_may_double=1, opponent_may_double=1, was_doubled=0, colour=1, direction=-1,
+        home=0, bar=25, player_on_home=CHECKERS - int(b[0].sum()),
+        opponent_on_home=CHECKERS - int(b[1].sum()), player_on_bar=int(b[0, BAR]),
+        opponent_on_bar=int(b[1, BAR]), can_move=0, forced_move=0, did_crawford=0, redoubles=0)
+    return fb.to_line()

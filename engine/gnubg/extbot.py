@@ -35,6 +35,11 @@ MONEY_LENGTH = 9999
 """FIBS writes unlimited (money) sessions as match length 9999; 0 is read as money too."""
 
 
+def _one_line(err: object, limit: int = 200) -> str:
+    text = " ".join(str(err).split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def cube_for(fb: FibsBoard, doubler_view: bool) -> CubeInfo:
     """The cube seen by the side that must act, or (doubler_view) by the side that doubled."""
     mine, theirs = fb.scores()
@@ -66,12 +71,19 @@ class ExternalBot:
     cube_answers: int = 0
 
     def respond(self, line: str) -> str:
-        """The answer to one board line (without newline); never raises on bad input."""
+        """The answer to one board line (without newline); never raises.
+
+        Bad input gets `Error: <why>`; an unexpected failure (a bug) gets `Error: internal
+        error ...` too, so one line can never stop the server. Both stay on one line.
+        """
         try:
             return self._respond(line)
         except TdgammonError as err:
             self.errors += 1
-            return f"Error: {err}"
+            return "Error: " + _one_line(err)
+        except Exception as err:  # noqa: BLE001 - the server must answer and keep serving
+            self.errors += 1
+            return f"Error: internal error ({type(err).__name__}: {_one_line(err)})"
 
     def _respond(self, line: str) -> str:
         fb = parse_fibs_board(line)

@@ -96,11 +96,23 @@ def run_pit(spec_a: PlayerSpec, spec_b: PlayerSpec, games: int, seed: int, worke
 
 
 def check_writable(path: str) -> None:
-    """Fail before the games, not after them: --save must name a file in a writable directory."""
+    """Fail before the games, not after them: --save must name a file we can create or
+    overwrite. A new file is really created (and removed): os.access says yes to root
+    everywhere, /proc included. A device that fails only on write (/dev/full) passes
+    here; the final write then reports it after the results (see run)."""
     target = Path(path)
-    writable = os.access(target, os.W_OK) if target.exists() else os.access(target.parent, os.W_OK)
-    if target.is_dir() or not target.parent.is_dir() or not writable:
+    if target.is_dir() or not target.parent.is_dir():
         raise TdgammonError(f"--save {path}: cannot write a file there")
+    if target.exists():
+        if not os.access(target, os.W_OK):
+            raise TdgammonError(f"--save {path}: the file is not writable")
+        return
+    try:
+        with open(target, "x"):
+            pass
+        target.unlink()
+    except OSError as err:
+        raise TdgammonError(f"--save {path}: cannot write a file there ({err.strerror or err})") from None
 
 
 def cube_mode(args: argparse.Namespace, spec_a: PlayerSpec, spec_b: PlayerSpec) -> tuple[bool, int]:
@@ -124,8 +136,12 @@ def run(args: argparse.Namespace) -> int:
     duplicate = not args.no_duplicate
     if duplicate and args.games % 2:
         raise TdgammonError(f"duplicate dice plays games in pairs: --games must be even, got {args.games}")
+    if not 0 <= args.seed < 2**63:
+        raise TdgammonError(f"--seed must be 0..2**63-1, got {args.seed}")
     if args.workers < 0:
         raise TdgammonError(f"--workers must be >= 0 (0 = every core), got {args.workers}")
+    if args.workers > 256:
+        raise TdgammonError(f"--workers must be at most 256, got {args.workers}")
     workers = args.workers if args.workers else default_workers()
     workers = max(1, min(workers, args.games))
     for spec in (spec_a, spec_b):   # fail fast (bad path, corrupt checkpoint, no gnubg) here:
@@ -140,8 +156,12 @@ def run(args: argparse.Namespace) -> int:
                       keep=args.save is not None, progress=not args.no_progress, cube=cube)
     elapsed = time.perf_counter() - start
     stats = summarize(results, duplicate)
+    save_error = None
     if args.save:
-        write_mat(args.save, [r.mat for r in results], (spec_a.label, spec_b.label))
+        try:
+            write_mat(args.save, [r.mat for r in results], (spec_a.label, spec_b.label))
+        except OSError as err:   # the results are printed first, then this one line
+            save_error = f"--save {args.save}: the games were played but not saved ({err.strerror or err})"
     out = {
         "a": spec_a.label, "b": spec_b.label, "games": stats.games, "duplicate": duplicate,
         "seed": args.seed, "ppg": stats.ppg,
@@ -156,7 +176,9 @@ def run(args: argparse.Namespace) -> int:
     if cube[0]:
         out["games_played"] = stats.games_played   # the games behind the gammon rates
     if args.json:
-        print(json.dumps(out))
+        print(json.dumps(out), flush=True)
+        if save_error:
+            raise TdgammonError(save_error)
         return 0
     mode = "duplicate dice" if duplicate else "independent dice"
     kind = (f"matches to {cube[1]} points (ppg = A's match wins minus losses per match)" if cube[1]
@@ -171,7 +193,9 @@ def run(args: argparse.Namespace) -> int:
     if cube[0]:
         print(f"gammons, backgammons: share of the {stats.games_played} games played won so "
               "(each game's own result, whatever the cube made it score)")
-    print(f"games/s: {out['games_per_s']:.2f}")
+    print(f"games/s: {out['games_per_s']:.2f}", flush=True)
+    if save_error:
+        raise TdgammonError(save_error)
     if args.save:
         print(f"saved {stats.games} games to {args.save}")
     return 0

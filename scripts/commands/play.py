@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import threading
 import webbrowser
 
@@ -26,6 +27,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port, or one TdgammonError line (port in use, no such
+    address): bound before anything is announced, and handed to uvicorn as it is."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as err:
+        raise TdgammonError(f"cannot listen on {host}:{port}: {getattr(err, 'strerror', None) or err}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as err:
+        sock.close()
+        raise TdgammonError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -34,16 +55,18 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         raise TdgammonError(f"--port must be 1..65535, got {args.port}")
-    evaluator = load_game_evaluator(args.model)
-    app = create_app(evaluator)
-    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-    url = f"http://{shown}:{args.port}/"
-    print(f"tdgammon play: serving on {url} (computer: {getattr(evaluator, 'name', 'model')}; "
-          f"API docs at {url}docs); Ctrl-C stops", flush=True)
-    if args.open:
-        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
-    except OSError as err:
-        raise TdgammonError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
+    sock = bind(args.host, args.port)
+    with sock:
+        evaluator = load_game_evaluator(args.model)
+        app = create_app(evaluator)
+        shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+        if ":" in shown:
+            shown = f"[{shown}]"
+        url = f"http://{shown}:{args.port}/"
+        print(f"tdgammon play: serving on {url} (computer: {getattr(evaluator, 'name', 'model')}; "
+              f"API docs at {url}docs); Ctrl-C stops", flush=True)
+        if args.open:
+            threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        server.run(sockets=[sock])
     return 0

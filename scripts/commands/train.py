@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from engine.errors import ConfigError
@@ -34,6 +35,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def warn_if_workers_changed(state: dict, workers: int) -> None:
+    """One line on stderr when a resume changes the Hogwild thread count.
+
+    A warning, not a refusal: the run goes on correctly (same weights, games and schedule;
+    the threads' dice are reseeded from the seed and the games count), and a later stage
+    may well want more threads. Only the promise that the resumed run equals an
+    uninterrupted one no longer holds, and that is what the line says."""
+    saved = state.get("rng_states")
+    if isinstance(saved, list) and len(saved) != workers:
+        print(f"tdgammon train: warning: the checkpoint was trained with workers = {len(saved)}, "
+              f"this run has {workers}: it continues with reseeded dice and will not equal an "
+              "uninterrupted run", file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     from models.checkpoint import load_checkpoint
     from training.trainer import Trainer
@@ -62,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         default = Path(__file__).resolve().parents[2] / "configs" / "default.toml"
         config, name = load_config(default), "default"
     out = args.out or Path("runs") / f"{name}-h{config.hidden}-s{config.seed}"
+    if backend is None and args.resume is not None:
+        warn_if_workers_changed(load_checkpoint(args.resume).trainer_state, config.workers)
     if backend is None:
         trainer = Trainer(config, out, resume=args.resume, total_games=args.games,
                           progress=not args.no_progress)
