@@ -265,7 +265,7 @@ def test_cli_bad_numbers_one_line_exit_2(args, words):
 def test_cli_finished_and_impossible_positions_one_line_exit_2():
     over = np.zeros((2, 25), dtype=np.int8)
     over[1, 5] = 15
-    for pid, words in ((encode_position_id(over), "already over"), ("AAAAAAAAAAAAAA", "already over"),
+    for pid, words in ((encode_position_id(over), "already over"), ("AAAAAAAAAAAAAA", "no checkers"),
                        ("not-an-id", "Position ID"), ("////////////////", "Position ID")):
         out = cli(pid, "--evaluator", "pubeval", "--trials", "36")
         assert out.returncode == 2, (pid, out.stderr)
