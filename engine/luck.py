@@ -20,87 +20,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.cache import kernel
 from engine.evaluator import Evaluator, equity
-from engine.movegen import _ZOBRIST, MAX_PLAYS, PlayBuffers, generate_into
 from engine.position import race_flags
-from engine.search import (ROLL_WEIGHTS, ROLLS, MoveFilter, afterstate_values, check_ply,
-                           evaluate_afterstates)
+from engine.search import (ROLL_WEIGHTS, ROLLS, MoveFilter, afterstate_values, best_in_groups, check_ply,
+                           evaluate_afterstates, expand)
 
 N_ROLLS = len(ROLLS)
-ROLLS_K = np.ascontiguousarray(ROLLS, dtype=np.int64)
 _INDEX = {(int(a), int(b)): k for k, (a, b) in enumerate(ROLLS)}
 
 
 def roll_index(d1: int, d2: int) -> int:
     """The row of roll (d1, d2), in either order, in engine.search.ROLLS."""
     return _INDEX[(max(d1, d2), min(d1, d2))]
-
-
-@kernel
-def expand_rolls(boards, roll_rows, out, group_start, buf_boards, buf_steps, buf_hash, zobrist):
-    """Every play of every (board k, roll roll_rows[k, j]) into out; no legal play writes the board.
-
-    Group g = k * roll_rows.shape[1] + j is out[group_start[g]:group_start[g + 1]]. Returns
-    the rows needed; when that exceeds len(out) the caller retries with a bigger buffer.
-    """
-    n_cols = roll_rows.shape[1]
-    total = 0
-    cap = out.shape[0]
-    for k in range(boards.shape[0]):
-        for j in range(n_cols):
-            g = k * n_cols + j
-            group_start[g] = total
-            r = roll_rows[k, j]
-            n = generate_into(boards[k], ROLLS_K[r, 0], ROLLS_K[r, 1], buf_boards, buf_steps, buf_hash, zobrist)
-            if n == 0:
-                if total < cap:
-                    out[total] = boards[k]
-                total += 1
-            else:
-                for i in range(n):
-                    if total + i < cap:
-                        out[total + i] = buf_boards[i]
-                total += n
-    group_start[boards.shape[0] * n_cols] = total
-    return total
-
-
-@kernel
-def best_in_groups(values, group_start):
-    """Index of the largest value in each group (the first on ties)."""
-    n_groups = group_start.shape[0] - 1
-    best = np.empty(n_groups, dtype=np.int64)
-    for g in range(n_groups):
-        b = group_start[g]
-        for i in range(group_start[g] + 1, group_start[g + 1]):
-            if values[i] > values[b]:
-                b = i
-        best[g] = b
-    return best
-
-
-class _Scratch:
-    def __init__(self) -> None:
-        self.plays = PlayBuffers(MAX_PLAYS)
-        self.out = np.empty((1 << 15, 2, 25), dtype=np.int8)
-
-
-_SCRATCH = _Scratch()
-
-
-def expand(boards: np.ndarray, roll_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(afterstates, group_start) of expand_rolls; afterstates is a copy safe to keep."""
-    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
-    roll_rows = np.ascontiguousarray(roll_rows, dtype=np.int64).reshape(len(boards), -1)
-    group_start = np.empty(roll_rows.size + 1, dtype=np.int64)
-    s = _SCRATCH
-    while True:
-        total = expand_rolls(boards, roll_rows, s.out, group_start, s.plays.boards, s.plays.steps,
-                             s.plays.hashes, _ZOBRIST)
-        if total <= len(s.out):
-            return s.out[:total].copy(), group_start
-        s.out = np.empty((max(total, 2 * len(s.out)), 2, 25), dtype=np.int8)
 
 
 def best_afterstates(boards: np.ndarray, evaluator: Evaluator, ply: int = 1,

@@ -99,20 +99,22 @@ def evaluate_afterstates(evaluator: Evaluator, afterstates: np.ndarray,
 
 
 @kernel
-def _expand(boards, rolls, out, group_start, buf_boards, buf_steps, buf_hash, zobrist):
-    """Every roller's play for every (board, roll) into out; a roll with no play writes the board itself.
+def _expand(boards, rolls, roll_rows, out, group_start, buf_boards, buf_steps, buf_hash, zobrist):
+    """Every roller's play for every (board k, roll rolls[roll_rows[k, j]]) into out; a roll
+    with no play writes the board itself.
 
-    Group g = k * len(rolls) + r occupies out[group_start[g]:group_start[g + 1]]. Returns
-    the total rows needed; when that exceeds len(out), nothing past the end is written and
-    the caller retries with a bigger buffer.
+    Group g = k * roll_rows.shape[1] + j occupies out[group_start[g]:group_start[g + 1]].
+    Returns the total rows needed; when that exceeds len(out), nothing past the end is
+    written and the caller retries with a bigger buffer.
     """
-    n_rolls = rolls.shape[0]
+    n_cols = roll_rows.shape[1]
     total = 0
     cap = out.shape[0]
     for k in range(boards.shape[0]):
-        for r in range(n_rolls):
-            g = k * n_rolls + r
+        for j in range(n_cols):
+            g = k * n_cols + j
             group_start[g] = total
+            r = roll_rows[k, j]
             n = generate_into(boards[k], rolls[r, 0], rolls[r, 1], buf_boards, buf_steps,
                               buf_hash, zobrist)
             if n == 0:
@@ -120,16 +122,16 @@ def _expand(boards, rolls, out, group_start, buf_boards, buf_steps, buf_hash, zo
                     out[total] = boards[k]
                 total += 1
             else:
-                for j in range(n):
-                    if total + j < cap:
-                        out[total + j] = buf_boards[j]
+                for i in range(n):
+                    if total + i < cap:
+                        out[total + i] = buf_boards[i]
                 total += n
-    group_start[boards.shape[0] * n_rolls] = total
+    group_start[boards.shape[0] * n_cols] = total
     return total
 
 
 @kernel
-def _best_in_groups(values, group_start):
+def best_in_groups(values, group_start):
     """Index of the largest value in each group (first one on ties)."""
     n_groups = group_start.shape[0] - 1
     best = np.empty(n_groups, dtype=np.int64)
@@ -153,6 +155,28 @@ class _Scratch:
 _SCRATCH = _Scratch()
 
 
+def _expanded(boards: np.ndarray, roll_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(afterstates, group_start) of _expand; afterstates is a view of the scratch buffer,
+    valid until the next call."""
+    group_start = np.empty(roll_rows.size + 1, dtype=np.int64)
+    scratch = _SCRATCH
+    while True:
+        total = _expand(boards, ROLLS, roll_rows, scratch.out, group_start, scratch.plays.boards,
+                        scratch.plays.steps, scratch.plays.hashes, _ZOBRIST)
+        if total <= len(scratch.out):
+            return scratch.out[:total], group_start
+        scratch.out = np.empty((max(total, 2 * len(scratch.out)), 2, 25), dtype=np.int8)
+
+
+def expand(boards: np.ndarray, roll_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every play of every (board k, roll ROLLS[roll_rows[k, j]]), grouped as _expand groups
+    them: (afterstates, group_start), the afterstates a copy safe to keep."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
+    roll_rows = np.ascontiguousarray(roll_rows, dtype=np.int64).reshape(len(boards), -1)
+    afterstates, group_start = _expanded(boards, roll_rows)
+    return afterstates.copy(), group_start
+
+
 def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     """For each board (side on roll in row 0): the mean over the 21 rolls of the outcome
     after that side's best 1-ply play, from that side's view. One evaluator call in all.
@@ -162,22 +186,14 @@ def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     if n_boards == 0:
         return np.zeros((0, N_OUTPUTS))
     n_rolls = len(ROLLS)
-    group_start = np.empty(n_boards * n_rolls + 1, dtype=np.int64)
-    scratch = _SCRATCH
-    while True:
-        total = _expand(boards, ROLLS, scratch.out, group_start, scratch.plays.boards,
-                        scratch.plays.steps, scratch.plays.hashes, _ZOBRIST)
-        if total <= len(scratch.out):
-            break
-        scratch.out = np.empty((max(total, 2 * len(scratch.out)), 2, 25), dtype=np.int8)
-    afterstates = scratch.out[:total]
+    afterstates, group_start = _expanded(boards, np.tile(np.arange(n_rolls), (n_boards, 1)))
     race = None
     if getattr(evaluator, "accepts_pre_move_race", False):
         board_race = race_flags(boards)
         sizes = np.diff(group_start).reshape(n_boards, n_rolls).sum(axis=1)
         race = np.repeat(board_race, sizes)
     probs = evaluate_afterstates(evaluator, afterstates, race)
-    best = _best_in_groups(equity(probs), group_start)
+    best = best_in_groups(equity(probs), group_start)
     # The roller's view after its best play of each roll; the mean over rolls stays in that view.
     per_roll = probs[best].reshape(n_boards, n_rolls, N_OUTPUTS)
     return np.einsum("krj,r->kj", per_roll, ROLL_WEIGHTS)
