@@ -175,7 +175,11 @@ def test_undo_step_and_undo_move_keep_the_dice():
     state = post(client, gid, "undo-move", token).json()
     assert state["phase"] == "move" and state["dice"] == [5, 3] and state["turn"] == "white"
     assert state["board"]["points"][2] == 0 and state["board"]["points"][7] == 3   # back to the opening
-    assert not any(e["side"] == "black" and e["dice"] and e["move"] for e in state["log"][-2:])
+    # The taken-back turns stay in the log, marked undone, and a takeback line follows.
+    played = [e for e in state["log"] if e["dice"] and e["side"] in ("white", "black") and e["steps"] is not None]
+    assert [e["side"] for e in played] == ["white", "black"] and all(e["undone"] for e in played)
+    assert state["log"][-1]["takeback"] and "White takes back the move" in state["log"][-1]["text"]
+    assert state["last_move"] is None
     assert not state["can_undo_move"]
 
 

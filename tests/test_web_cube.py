@@ -116,7 +116,8 @@ def test_hotseat_double_take_redouble_pass():
     assert state["cube"]["value"] == 2 and state["cube"]["owner"] == "white"
     assert state["phase"] == "roll" and state["turn"] == "black" and state["can_roll"] and not state["can_double"]
     assert state["log"][-1] == {"side": "white", "dice": None, "move": "", "cube": "take",
-                                "text": "White takes: the cube is at 2, White owns it"}
+                                "text": "White takes: the cube is at 2, White owns it",
+                                "steps": None, "takeback": False, "undone": False}
     before = client.get(f"/api/games/{gid}").json()
     refused(client, gid, "double", token, 409, "White owns the cube")
     refused(client, gid, "take", token, 409, "no double is pending")
@@ -134,7 +135,7 @@ def test_hotseat_double_take_redouble_pass():
     assert state["message"] == "White wins: Black passed the double: 2 points"
     assert state["log"][-1]["text"] == "Black passes: White wins 2 points"
     assert not state["can_undo_move"]
-    refused(client, gid, "undo-move", token, 409, "passed")
+    refused(client, gid, "undo-move", token, 409, "game is over")
     refused(client, gid, "take", token, 409, "game is over")
     refused(client, gid, "double", token, 409, "game is over")
 
@@ -198,13 +199,12 @@ def test_the_computer_doubles_and_the_human_answers():
     assert state["phase"] == "roll" and state["turn"] == "white"
     assert state["cube"]["value"] == 2 and state["cube"]["owner"] == "white" and state["can_double"]
     assert state["log"][-1]["side"] == "black" and state["log"][-1]["move"]
-    # Undo move goes back to before White's move: the cube actions after it are undone too.
-    state = ok(post(client, gid, "undo-move", token))
-    assert state["phase"] == "move" and state["cube"]["value"] == 1 and state["cube"]["owner"] is None
-    state = play_turn(client, gid, token)
-    assert state["phase"] == "doubled"
-    state = ok(post(client, gid, "pass", token))
-    assert state["result"]["winner"] == "black" and state["result"]["points"] == 1 and state["result"]["passed"]
+    # Undo move never crosses an accepted cube action: White's move before the take stays.
+    refused(client, gid, "undo-move", token, 409, "accepted double")
+    assert not state["can_undo_move"]
+    state = ok(post(client, gid, "double", token))           # White, 90% on roll, redoubles: Black passes
+    assert state["result"]["winner"] == "white" and state["result"]["points"] == 2 and state["result"]["passed"]
+    refused(client, gid, "undo-move", token, 409, "game is over")
 
 
 def test_the_computer_answers_for_a_friend_who_left():

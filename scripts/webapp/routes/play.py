@@ -6,12 +6,12 @@ loop, tell the watchers, and answer with the state as the acting seat sees it.
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from scripts.webapp.bodies import StepBody, TokenBody
 from scripts.webapp.context import Context
 from scripts.webapp.game import GameError
-from scripts.webapp.routes.games import FOREIGN_TOKEN
+from scripts.webapp.routes.games import FOREIGN_TOKEN, client_address
 
 router = APIRouter(prefix="/api/games")
 
@@ -62,13 +62,13 @@ async def take_over(game_id: str, body: TokenBody, context: Context) -> dict:
 
 @router.post("/{game_id}/rematch", tags=["games"],
              summary="A new game with White and Black swapped; returns your token for it")
-async def rematch(game_id: str, body: TokenBody, context: Context) -> dict:
+async def rematch(game_id: str, body: TokenBody, context: Context, request: Request) -> dict:
     game = context.hub.get(game_id)
     if not game.seats_of(body.token):
         raise GameError(403, FOREIGN_TOKEN)
     if game.phase != "over":
         raise GameError(409, "a rematch can start only when the game is over")
-    new = context.rematch_of(game)
+    new = context.rematch_of(game, client_address(request))
     token = new.swap_tokens[body.token] if game.mode == "friend" else new.creator_token
     await context.hub.broadcast(game)
     return {"game_id": new.id, "token": token, "state": new.state(token)}
