@@ -32,8 +32,9 @@ function setState(st) {
 // Tell screen readers (and everyone) what the other side did since the last state.
 function announce(prev, st) {
   const start = prev && prev.game_id === st.game_id ? Math.min(S.seenLog, st.log.length) : st.log.length;
-  // Cube actions are announced whoever made them (a hot-seat double, the computer's answer).
-  const fresh = st.log.slice(start).filter((e) => !e.side || !st.you.includes(e.side) || e.cube);
+  // Cube answers and takebacks are announced whoever made them; a pending double is in the message.
+  const fresh = st.log.slice(start).filter((e) => !e.side || !st.you.includes(e.side) || e.takeback
+    || (e.cube && !(e.cube === "double" && st.phase === "doubled")));
   S.seenLog = st.log.length;
   const news = fresh.map((e) => e.text).join(". ");
   $("#status").textContent = (news ? news + ". " : "") + st.message;
@@ -43,6 +44,9 @@ async function act(name, extra = {}) {
   if (!S.gameId || S.busy) return;
   S.busy = true;
   showError("");
+  // Where the player acted from: focus goes back there, to the next thing to press.
+  const scope = document.activeElement && document.activeElement.closest("#panel") ? "#panel-actions" : "#actions";
+  if (name === "step") S.selected = null;   // no stale source or ghost destination after a step
   try {
     setState(await api("POST", `/api/games/${S.gameId}/${name}`, { token: S.token, ...extra }));
   } catch (err) {
@@ -50,7 +54,23 @@ async function act(name, extra = {}) {
     refresh();
   } finally {
     S.busy = false;
+    focusNext(scope);
   }
+}
+
+// Keyboard focus never drops to the page: when the pressed button went away or was disabled,
+// the next action takes it (Take, Roll, the first legal step, Confirm, Rematch).
+function focusNext(scope) {
+  const st = S.state, a = document.activeElement;
+  if (!st || (a && a !== document.body && !a.disabled && a.offsetParent !== null)) return;
+  const btn = (name) => document.querySelector(scope === "#panel-actions"
+    ? `#panel-actions [data-act="${name}"]` : `#btn-${name}`);
+  const target = st.can_take ? btn("take")
+    : st.can_roll ? btn("roll")
+    : st.legal_steps.length ? document.querySelector("#steps .stepbtn")
+    : st.can_confirm ? btn("confirm")
+    : st.phase === "over" && st.you.length ? $("#btn-rematch") : null;
+  if (target && !target.disabled && !target.hidden) target.focus();
 }
 
 async function refresh() {
@@ -79,7 +99,7 @@ function openGame(gameId, token) {
   S.selected = null;
   S.seenLog = 0;
   S.rematchAsked = false;
-  if (token) sessionStorage.setItem(`tdg:${gameId}`, token);
+  if (token) localStorage.setItem(`tdg:${gameId}`, token);
   history.replaceState(null, "", `/?game=${encodeURIComponent(gameId)}`);
   connect();
   refresh();
@@ -133,8 +153,10 @@ function render() {
       if (!dests.some((d) => d.to === s.to)) dests.push(s);   // steps come smallest die first
     }
   }
-  renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st) });
+  renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st),
+                                 flip: st.you.length === 1 && st.you[0] === "black", lastMoveAbs: lastMoveAbs(st) });
   $("#message").textContent = st.message;
+  $("#spectator").hidden = !(st.you.length === 0 && st.phase !== "waiting");
 
   const flags = { roll: st.can_roll, confirm: st.can_confirm, "undo-step": st.can_undo_step,
                   "undo-move": st.can_undo_move, double: st.can_double, take: st.can_take, pass: st.can_pass };
@@ -157,9 +179,11 @@ function render() {
   box.replaceChildren();
   for (const s of steps) {
     const b = document.createElement("button");
-    b.textContent = s.label;
     b.className = "stepbtn";
-    b.setAttribute("aria-label", `${st.turn} ${s.label.replace("→", "to")}${s.hit ? " hitting" : ""}`);
+    // Seen: "13 → 8 (5)"; heard: "White 13 to 8 (5) hitting" (the visible text inside the name).
+    const [from, rest] = s.label.split(" → ");
+    b.append(srOnly(`${st.turn === "white" ? "White" : "Black"} `), `${from} `, hidden("→"), srOnly("to"),
+             ` ${rest}`, srOnly(s.hit ? " hitting" : ""));
     b.addEventListener("click", () => act("step", { from: s.from, to: s.to, die: s.die }));
     box.appendChild(b);
   }
@@ -178,6 +202,10 @@ function render() {
   for (const e of st.log) {
     const li = document.createElement("li");
     li.textContent = e.text;
+    if (e.undone) {
+      li.className = "undone";
+      li.setAttribute("aria-label", `taken back: ${e.text}`);
+    }
     log.appendChild(li);
   }
   log.scrollTop = log.scrollHeight;
@@ -202,6 +230,29 @@ function render() {
     $("#btn-copy").hidden = !mine;
     $("#friend-link").hidden = !mine;
   }
+}
+
+// The points the last turn played left and reached (absolute numbering), marked on the board.
+function lastMoveAbs(st) {
+  const m = st.last_move;
+  if (!m || (st.phase === "move" && st.steps_taken.length)) return new Set();
+  const out = new Set();
+  for (const [a, b] of m.steps) for (const p of [a, b]) if (p >= 1 && p <= 24) out.add(absPoint(m.side, p));
+  return out;
+}
+
+function srOnly(text) {
+  const span = document.createElement("span");
+  span.className = "sr-only";
+  span.textContent = text;
+  return span;
+}
+
+function hidden(text) {
+  const span = document.createElement("span");
+  span.setAttribute("aria-hidden", "true");
+  span.textContent = text;
+  return span;
 }
 
 function cubeText(st) {
@@ -344,13 +395,15 @@ function init() {
 
   const params = new URLSearchParams(location.search);
   const join = params.get("join"), game = params.get("game");
-  if (join) {
+  if (join && localStorage.getItem(`tdg:${join}`)) {
+    openGame(join, localStorage.getItem(`tdg:${join}`));   // the invited friend, back in a new tab
+  } else if (join) {
     S.gameId = join;
     S.token = null;
     connect();
     refresh();
   } else if (game) {
-    openGame(game, sessionStorage.getItem(`tdg:${game}`));
+    openGame(game, localStorage.getItem(`tdg:${game}`));
   } else {
     $("#message").textContent = "Choose a game above: against the computer, two players on this device, or a friend.";
     $("#status").textContent = $("#message").textContent;

@@ -20,7 +20,10 @@ async function load() {
     a.href = g.mat;
     a.textContent = "Download .mat";
     a.setAttribute("download", `tdgammon-${g.game_id}.mat`);
-    a.setAttribute("aria-label", `Download the game finished ${when} as .mat`);
+    const which = document.createElement("span");
+    which.className = "sr-only";
+    which.textContent = ` (the game finished ${when})`;
+    a.appendChild(which);
     td.appendChild(a);
     tr.appendChild(td);
     body.appendChild(tr);
