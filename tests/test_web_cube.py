@@ -257,7 +257,7 @@ def test_results_and_resignation_count_the_cube():
     game.cube_value = 4
     state = ok(post(client, gid, "resign", token))
     assert state["result"]["winner"] == "white" and state["result"]["points"] == 4
-    assert state["log"][-1]["text"] == "Black resigns: White wins 4 points"
+    assert state["log"][-1]["text"] == "Black resigns a single game: White wins 4 points"
 
 
 def test_no_double_beyond_the_maximum_cube():
@@ -293,3 +293,43 @@ def test_openapi_documents_the_cube():
         op = spec["paths"][f"/api/games/{{game_id}}/{name}"]["post"]
         assert op["tags"] == ["cube"] and op["description"]
     assert "cube" in spec["components"]["schemas"]["NewGame"]["properties"]
+
+
+class GammonMoverEvaluator:
+    """Every afterstate: the side that just moved wins a gammon for sure. A position before the
+    roll is the opponent's afterstate at 1-ply, so the side on roll expects to lose a gammon
+    (equity -2) and the other side expects +2."""
+
+    name = "gammon-mover"
+
+    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(afterstates), 5))
+        out[:, 0] = out[:, 1] = 1.0
+        return out
+
+
+def test_resign_a_gammon_the_computer_refuses_a_single_game_and_takes_a_gammon():
+    client = TestClient(create_app(GammonMoverEvaluator(), dice_factory=lambda: SequenceDice([], 1), seed=1))
+    gid, token, _ = new_game(client, mode="computer", level="easy", cube=True)
+    state = ok(post(client, gid, "roll", token))
+    if state["phase"] != "move":                              # Black opened: White rolls now
+        state = ok(post(client, gid, "roll", token))
+    assert state["phase"] == "move" and state["turn"] == "white"
+    state = ok(client.post(f"/api/games/{gid}/resign", json={"token": token, "points": 1}))
+    assert state["phase"] == "move" and state["log"][-1]["text"] == \
+        "Black refuses the resignation of a single game: play on"
+    state = ok(client.post(f"/api/games/{gid}/resign", json={"token": token, "points": 2}))
+    assert state["result"] == {"winner": "black", "points": 2, "kind": "gammon", "resigned": True,
+                               "passed": False, "cube": 1}
+    assert state["log"][-1]["text"] == "White resigns a gammon: Black wins 2 points"
+
+
+def test_without_the_cube_a_resignation_is_a_single_game():
+    client, _ = make_client()
+    gid, token, _ = new_game(client, mode="hotseat")
+    ok(post(client, gid, "roll", token))
+    res = client.post(f"/api/games/{gid}/resign", json={"token": token, "points": 2})
+    assert res.status_code == 409 and "single game" in res.json()["error"]
+    res = client.post(f"/api/games/{gid}/resign", json={"token": token, "points": 4})
+    assert res.status_code == 422 and res.json()["error"].startswith("bad request")
+    assert ok(post(client, gid, "resign", token))["result"]["points"] == 1

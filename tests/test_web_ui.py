@@ -196,7 +196,9 @@ def test_undo_refused_after_a_finished_game(page):
         click_turn_on_board(page)
     press(page, "Confirm", page.locator("#actions"))
     assert page.locator("#btn-undo-move").is_enabled()
-    press(page, "Resign", page.locator("#actions"))
+    page.locator("#btn-resign").click()
+    assert not page.get_by_role("button", name="Resign a gammon").is_visible()    # cubeless: a single game
+    press(page, "Resign a single game")
     assert state(page)["phase"] == "over" and page.locator("#btn-undo-move").is_disabled()
 
 
@@ -231,3 +233,30 @@ def test_axe_finds_no_serious_violations_on_the_main_screens(ctx, url):
     pg.wait_for_load_state("networkidle")
     bad += check("history")
     assert not bad, bad
+
+
+def test_resign_a_gammon_in_a_cube_game_confirmed_first(browser):
+    from tests.test_web_cube import GammonMoverEvaluator
+
+    app = create_app(GammonMoverEvaluator(), dice_factory=lambda: SequenceDice(seed=5), seed=5)
+    for url in serve(app):
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        try:
+            pg = context.new_page()
+            pg.goto(url + "/")
+            pg.get_by_label("With cube (money play)").check()
+            start(pg, "Easy")
+            until_my_move(pg)
+            pg.locator("#btn-resign").click()
+            pg.get_by_role("button", name="Cancel: play on").click()
+            assert state(pg)["phase"] == "move"                          # cancelled: nothing sent
+            pg.locator("#btn-resign").click()
+            press(pg, "Resign a single game")
+            assert "refuses the resignation" in pg.locator("#status").inner_text()
+            pg.locator("#btn-resign").click()
+            press(pg, "Resign a gammon")
+            st = state(pg)
+            assert st["result"]["kind"] == "gammon" and st["result"]["points"] == 2 and st["result"]["resigned"]
+            assert "Black wins" in pg.locator("#message").inner_text()
+        finally:
+            context.close()

@@ -479,25 +479,42 @@ class Game:
                                             f"the dice {snap.dice[0]}-{snap.dice[1]} are kept", takeback=True)
             self._changed()
 
-    def resign(self, token: str | None) -> None:
-        """The resigning side loses a single game: 1 point times the cube value."""
+    def resign(self, token: str | None, points: int = 1) -> None:
+        """Resign a single game, a gammon or a backgammon (points 1-3, times the cube value).
+
+        Without the cube a resignation is a single game (the page's rule). Against the
+        computer the offer is accepted or refused from its evaluation; a refusal is logged
+        and the game goes on. A person opposite (hot-seat, friend) is given the points at once."""
         with self.lock:
             seats = self._require_token(token)
             if self.phase in ("over", "waiting"):
                 raise GameError(409, self._phase_refusal())
+            if points not in RESULT_NAMES:
+                raise GameError(400, f"a resignation is of 1, 2 or 3 points (single, gammon, backgammon), got {points}")
+            if points > 1 and not self.cube_enabled:
+                raise GameError(409, "without the cube a resignation counts as a single game")
             acting = 1 - self.turn if self.phase == "doubled" else self.turn
             loser = acting if acting in seats else seats[0]
             if self.turn is None and len(seats) == 2:
                 loser = WHITE
             winner = 1 - loser
+            kind = RESULT_NAMES[points]
+            if self.seats[winner].kind == "computer" and self.turn is not None:
+                on_roll = self.turn
+                board = self.mover_board(on_roll)
+                if not self.computer.accepts_resignation(board, on_roll == winner, points):
+                    self._log(None, None, "", f"{COLORS[winner].capitalize()} refuses the resignation of a "
+                                             f"{kind}: play on")
+                    self._changed()
+                    return
             self.phase = "over"
             self.planner = None
             self.taken = []
-            points = self.cube_value
-            self.result = {"winner": COLORS[winner], "points": points, "kind": RESULT_NAMES[1], "resigned": True,
+            total = points * self.cube_value
+            self.result = {"winner": COLORS[winner], "points": total, "kind": kind, "resigned": True,
                            "passed": False, "cube": self.cube_value}
-            self._log(None, None, "", f"{COLORS[loser].capitalize()} resigns: "
-                                     f"{COLORS[winner].capitalize()} wins {_points(points)}")
+            self._log(None, None, "", f"{COLORS[loser].capitalize()} resigns a {kind}: "
+                                     f"{COLORS[winner].capitalize()} wins {_points(total)}")
             self._changed()
 
     def set_rematch(self, game_id: str) -> None:

@@ -283,6 +283,21 @@ function checkerText(st, view) {
 
 // ----- input ---------------------------------------------------------------------
 
+// Resigning is confirmed first. Without the cube it is a single game (the page's rule); with
+// the cube a single game, gammon or backgammon, which the computer accepts or refuses.
+function askResign() {
+  const st = S.state;
+  if (!st || !st.can_resign) return;
+  const cube = st.cube.enabled, v = st.cube.value;
+  const pts = (n) => `${n * v} point${n * v === 1 ? "" : "s"}`;
+  $("#resign-text").textContent = cube
+    ? `Offer your opponent a single game (${pts(1)}), a gammon (${pts(2)}) or a backgammon (${pts(3)}).` +
+      (st.mode === "computer" ? " The computer accepts or refuses from its evaluation." : "")
+    : "Your opponent wins a single game (1 point).";
+  for (const b of document.querySelectorAll("[data-resign]")) b.hidden = !cube && b.dataset.resign !== "1";
+  $("#resign-dialog").showModal();
+}
+
 function onBoardClick(ev) {
   const st = S.state;
   if (!st || S.dragMoved) return;
@@ -372,13 +387,22 @@ function init() {
   for (const b of document.querySelectorAll("[data-new]")) {
     b.addEventListener("click", () => newGame(b.dataset.new, b.dataset.level, b.dataset.color));
   }
-  for (const name of ["roll", "double", "take", "pass", "confirm", "undo-step", "undo-move", "resign"]) {
+  for (const name of ["roll", "double", "take", "pass", "confirm", "undo-step", "undo-move"]) {
     $(`#btn-${name}`).addEventListener("click", () => act(name));
   }
   for (const b of document.querySelectorAll("#panel-actions [data-act]")) {
     b.addEventListener("click", () => act(b.dataset.act));
   }
   $("#btn-takeover").addEventListener("click", () => act("take-over"));
+  $("#btn-resign").addEventListener("click", askResign);
+  $("#resign-cancel").addEventListener("click", () => $("#resign-dialog").close());
+  for (const b of document.querySelectorAll("[data-resign]")) {
+    b.addEventListener("click", () => {
+      $("#resign-dialog").close();
+      $("#btn-resign").focus();
+      act("resign", { points: Number(b.dataset.resign) });
+    });
+  }
   $("#btn-rematch").addEventListener("click", () => { S.rematchAsked = true; rematch(); });
   $("#btn-copy").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($("#friend-link").value));
   $("#btn-join").addEventListener("click", async () => {
