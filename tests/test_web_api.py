@@ -290,3 +290,21 @@ def test_openapi_documents_the_api():
     for path in ("/api/games", "/api/games/{game_id}/step", "/api/games/{game_id}/undo-move",
                  "/api/hint", "/api/eval", "/api/games/{game_id}/join"):
         assert path in paths
+
+
+def test_game_hint_ranks_the_roll_from_the_start_of_the_turn_and_not_for_friends():
+    client = make_client(dice=[3, 1], seed=2)
+    gid, token, _ = new_game(client, mode="computer", level="hard")
+    state = post(client, gid, "roll", token).json()
+    assert state["can_hint"] and state["dice"] == [3, 1]
+    post(client, gid, "step", token, **{"from": 8, "to": 5})
+    hint = client.get(f"/api/games/{gid}/hint", params={"token": token}).json()
+    assert hint["ply"] == 2 and hint["dice"] == [3, 1] and len(hint["plays"]) == 5
+    assert all(p["move"] for p in hint["plays"])        # plays of the whole roll, from before the step
+    assert client.get(f"/api/games/{gid}/hint", params={"token": "nope"}).status_code == 403
+    fid, host, _ = new_game(client, mode="friend")
+    guest = client.post(f"/api/games/{fid}/join").json()["token"]
+    state = post(client, fid, "roll", host).json()
+    mover = host if state["turn"] == "white" else guest
+    res = client.get(f"/api/games/{fid}/hint", params={"token": mover})
+    assert res.status_code == 409 and "friend" in res.json()["error"]

@@ -260,3 +260,18 @@ def test_resign_a_gammon_in_a_cube_game_confirmed_first(browser):
             assert "Black wins" in pg.locator("#message").inner_text()
         finally:
             context.close()
+
+
+def test_hint_lists_the_best_plays_and_is_off_against_a_friend(page, url):
+    start(page, "Medium")
+    until_my_move(page)
+    page.get_by_role("button", name="Hint").click()
+    page.wait_for_selector("#hint-list li")
+    items = page.locator("#hint-list li").all_inner_texts()
+    assert 1 <= len(items) <= 5 and all("equity" in t for t in items)
+    st = state(page)
+    res = page.evaluate(f"fetch('/api/games/{st['game_id']}/hint?token=' + window.tdg.token).then(r => r.json())")
+    assert res["ply"] == 1 and res["plays"][0]["equity"] >= res["plays"][-1]["equity"]
+    page.goto(url + "/")
+    start(page, "Play a friend (send a link)")
+    assert not page.locator("#btn-hint").is_visible()

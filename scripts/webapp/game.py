@@ -517,6 +517,16 @@ class Game:
                                      f"{COLORS[winner].capitalize()} wins {_points(total)}")
             self._changed()
 
+    def hint_request(self, token: str | None) -> tuple[np.ndarray, tuple[int, int], int]:
+        """The mover's board at the start of this turn, the dice and the ply for a hint (the
+        computer's level's ply; 1 in hot-seat). Refused in friend games and off one's own move."""
+        with self.lock:
+            self._require_turn(token, "move")
+            if self.mode == "friend":
+                raise GameError(409, "hints are off in a game against a friend")
+            ply = self.computer.ply if self.computer is not None else 1
+            return self.planner.start.copy(), self.dice, ply
+
     def set_rematch(self, game_id: str) -> None:
         """Point the finished game at its sequel, so the other seat's page follows it."""
         with self.lock:
@@ -731,6 +741,7 @@ class Game:
                 "can_take": answering,
                 "can_pass": answering,
                 "can_resign": bool(you) and self.phase not in ("over", "waiting"),
+                "can_hint": acting and self.mode != "friend" and self.planner.n_steps > 0,
                 "can_take_over": (self.mode == "friend" and self.host in you and self.phase not in ("over", "waiting")
                                   and self.opponent_absent_for(self.host) >= self.disconnect_timeout),
                 "message": self.message(you),

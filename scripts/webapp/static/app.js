@@ -169,6 +169,9 @@ function render() {
     if (k in shown) { $(`#btn-${k}`).hidden = !shown[k]; panelBtn.hidden = !shown[k]; }
   }
   $("#btn-resign").disabled = !st.can_resign;
+  $("#btn-hint").disabled = !st.can_hint;
+  $("#btn-hint").hidden = st.mode === "friend";
+  if (!st.can_hint || st.version !== S.hintVersion) $("#hint").hidden = true;
   $("#btn-undo-move").hidden = st.mode === "friend";
   document.querySelector('#panel-actions [data-act="undo-move"]').hidden = st.mode === "friend";
   $("#btn-takeover").hidden = !st.can_take_over;
@@ -283,6 +286,25 @@ function checkerText(st, view) {
 
 // ----- input ---------------------------------------------------------------------
 
+// The engine's best plays for the roll being played, at the level's ply (not in friend games).
+async function showHint() {
+  const st = S.state;
+  if (!st || !st.can_hint) return;
+  try {
+    const res = await api("GET", `/api/games/${S.gameId}/hint?token=${encodeURIComponent(S.token)}`);
+    const list = $("#hint-list");
+    list.replaceChildren();
+    for (const p of res.plays) {
+      const li = document.createElement("li");
+      li.textContent = `${p.move || "no move"}: equity ${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}`;
+      list.appendChild(li);
+    }
+    S.hintVersion = S.state.version;
+    $("#hint").hidden = false;
+    $("#status").textContent = `Hint at ${res.ply}-ply: best ${res.plays[0].move}.`;
+  } catch (err) { showError(err.message); }
+}
+
 // Resigning is confirmed first. Without the cube it is a single game (the page's rule); with
 // the cube a single game, gammon or backgammon, which the computer accepts or refuses.
 function askResign() {
@@ -395,6 +417,7 @@ function init() {
   }
   $("#btn-takeover").addEventListener("click", () => act("take-over"));
   $("#btn-resign").addEventListener("click", askResign);
+  $("#btn-hint").addEventListener("click", showHint);
   $("#resign-cancel").addEventListener("click", () => $("#resign-dialog").close());
   for (const b of document.querySelectorAll("[data-resign]")) {
     b.addEventListener("click", () => {
