@@ -275,3 +275,27 @@ def test_hint_lists_the_best_plays_and_is_off_against_a_friend(page, url):
     page.goto(url + "/")
     start(page, "Play a friend (send a link)")
     assert not page.locator("#btn-hint").is_visible()
+
+
+def test_auto_roll_confirm_and_forced_moves(app, page):
+    for name in ("Auto-roll", "Auto-confirm", "Auto-play forced moves"):
+        page.get_by_label(name).check()
+    board = np.zeros((2, 25), dtype=np.int8)
+    board[0, 0] = 2                            # White: two checkers on the 1-point; 6-5 bears both off
+    board[1, 18] = 15
+    set_turn(app, page, board, (6, 5))          # the forced steps play, the game ends without a click
+    page.wait_for_function("window.tdg.state.phase === 'over'", timeout=15000)
+    assert state(page)["result"]["winner"] == "white"
+    page.goto(page.url.split("?")[0])
+    assert page.get_by_label("Auto-roll").is_checked()                      # kept for the next visit
+    start(page, "Medium")
+    # The opening roll and every later roll happen by themselves; only steps are pressed.
+    page.wait_for_function("window.tdg.state.phase === 'move' || window.tdg.state.phase === 'roll'")
+    for _ in range(3):
+        page.wait_for_function("window.tdg.state.phase === 'move' && window.tdg.state.turn === 'white' "
+                               "&& !window.tdg.busy", timeout=15000)
+        n = sum(1 for e in state(page)["log"] if e["side"] == "white" and e["steps"] is not None)
+        while state(page)["legal_steps"] and state(page)["turn"] == "white":
+            click_turn_on_board(page)
+        page.wait_for_function(f"window.tdg.state.log.filter(e => e.side === 'white' && e.steps).length > {n}",
+                               timeout=15000)

@@ -27,6 +27,32 @@ function setState(st) {
   if (!prev || prev.game_id !== st.game_id || prev.version !== st.version) announce(prev, st);
   render();
   maybeRematch();
+  maybeAuto();
+}
+
+// The auto options (kept in localStorage): roll when no double is possible, confirm a finished
+// move, and play a step when it is the only one; each after a short pause, so it can be seen.
+const AUTO = { roll: false, confirm: false, forced: false };
+
+function maybeAuto() {
+  clearTimeout(S.autoTimer);
+  const st = S.state;
+  if (!st || !st.you.length || st.phase === "over") return;
+  const distinct = new Set(st.legal_steps.map((s) => `${s.from}-${s.to}`));
+  let next = null;
+  if (AUTO.roll && st.can_roll && !st.can_double) next = () => act("roll");
+  else if (AUTO.confirm && st.can_confirm && !st.legal_steps.length) next = () => act("confirm");
+  else if (AUTO.forced && distinct.size === 1) {
+    const s = st.legal_steps[0];
+    next = () => act("step", { from: s.from, to: s.to, die: s.die });
+  }
+  if (next) {
+    const version = st.version;
+    S.autoTimer = setTimeout(() => {
+      if (S.state && S.state.version === version && !S.busy) next();
+      else if (S.busy) maybeAuto();
+    }, 350);
+  }
 }
 
 // Tell screen readers (and everyone) what the other side did since the last state.
@@ -417,6 +443,15 @@ function init() {
   }
   $("#btn-takeover").addEventListener("click", () => act("take-over"));
   $("#btn-resign").addEventListener("click", askResign);
+  for (const box of document.querySelectorAll("[data-auto]")) {
+    const key = `tdg:auto-${box.dataset.auto}`;
+    box.checked = AUTO[box.dataset.auto] = localStorage.getItem(key) === "1";
+    box.addEventListener("change", () => {
+      AUTO[box.dataset.auto] = box.checked;
+      localStorage.setItem(key, box.checked ? "1" : "0");
+      maybeAuto();
+    });
+  }
   $("#btn-hint").addEventListener("click", showHint);
   $("#resign-cancel").addEventListener("click", () => $("#resign-dialog").close());
   for (const b of document.querySelectorAll("[data-resign]")) {
