@@ -224,3 +224,43 @@ def test_undo_is_refused_after_the_end_of_the_game():
     res = post(client, gid, "undo-move", token)
     assert res.status_code == 409 and "game is over" in res.json()["error"]
     assert client.get(f"/api/games/{gid}").json()["phase"] == "over"
+
+
+@pytest.mark.gnubg
+def test_gnubg_imports_a_web_cube_game_with_its_takeback_left_out(tmp_path):
+    import subprocess
+
+    from scripts.webapp.record import game_mat
+    from tests.conftest import GNUBG
+
+    client = make_client(dice=[6, 1], seed=8)
+    gid, token, _ = new_game(client, mode="hotseat", cube=True)
+    play_some(client, gid, token, 4)                          # White's opening 6-1, confirmed
+    assert post(client, gid, "undo-move", token).status_code == 200
+    state = play_some(client, gid, token, 3)
+    assert post(client, gid, "double", token).status_code == 200      # Black doubles, White takes
+    assert post(client, gid, "take", token).status_code == 200
+    state = play_some(client, gid, token, 8)
+    while state["turn"] != "white" or state["phase"] != "roll":
+        state = play_some(client, gid, token, 1)
+    assert post(client, gid, "double", token).status_code == 200      # White redoubles, Black passes
+    state = post(client, gid, "pass", token).json()
+    assert state["result"]["points"] == 2
+    text = game_mat(client.app.state.context.hub.get(gid).to_record())
+    assert text.count("61:") == 1 and "Doubles => 2" in text and "Takes" in text and "Doubles => 4" in text
+    path = tmp_path / "web.mat"
+    path.write_text(text)
+    script = tmp_path / "check.py"
+    script.write_text(
+        "import gnubg, json\n"
+        f"gnubg.command('import mat {path}')\n"
+        "m = gnubg.match(analysis=0, boards=0, statistics=0, verbose=0)\n"
+        "g = m['games'][0]\n"
+        "print('RESULT ' + json.dumps([g['info']['winner'], g['info']['points-won'], "
+        "[a['action'] for a in g['game']]]))\n")
+    proc = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True, timeout=120)
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT "))
+    winner, points, actions = json.loads(line[7:])
+    assert winner == "X" and points == 2                      # X: the left column, White
+    assert actions.count("double") == 2 and actions.count("take") == 1 and actions[-1] == "drop"
+    assert actions.count("move") == sum(1 for e in state["log"] if e["steps"] is not None and not e["undone"])

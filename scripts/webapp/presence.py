@@ -19,7 +19,7 @@ async def _push_friend_games(context: WebContext) -> None:
     hub = context.hub
     while True:
         await asyncio.sleep(max(0.5, min(5.0, context.disconnect_timeout / 4)))
-        for game in list(hub.games.values()):  # a game with a socket stays in memory
+        for game in list(hub.games.values()):
             if game.mode == "friend" and game.phase not in ("over", "waiting") and hub.sockets.get(game.id):
                 await hub.broadcast(game)
 
