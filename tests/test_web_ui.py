@@ -299,3 +299,19 @@ def test_auto_roll_confirm_and_forced_moves(app, page):
             click_turn_on_board(page)
         page.wait_for_function(f"window.tdg.state.log.filter(e => e.side === 'white' && e.steps).length > {n}",
                                timeout=15000)
+
+
+@pytest.mark.parametrize("motion, animation", [("no-preference", "tumble"), ("reduce", "none")])
+def test_dice_tumble_unless_reduced_motion(browser, url, motion, animation):
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, reduced_motion=motion)
+    try:
+        pg = context.new_page()
+        pg.goto(url + "/")
+        start(pg, "2 players on this device")
+        v = version(pg)
+        pg.locator("#btn-roll").click()
+        wait_newer(pg, v)
+        assert pg.locator(".die.fresh").count() == 2
+        assert pg.locator(".die").first.evaluate("d => getComputedStyle(d).animationName") == animation
+    finally:
+        context.close()

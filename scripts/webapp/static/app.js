@@ -23,6 +23,9 @@ function setState(st) {
   if (!st || (S.state && S.state.game_id === st.game_id && st.version < S.state.version)) return;
   const prev = S.state;
   S.state = st;
+  // New dice on the board tumble briefly (not with prefers-reduced-motion: see style.css).
+  if (st.dice && (!prev || prev.game_id !== st.game_id || JSON.stringify(prev.dice) !== JSON.stringify(st.dice)
+                  || prev.turn !== st.turn)) S.rolledAt = st.version;
   // The same version again (the API's answer and the websocket's push): nothing new to say.
   if (!prev || prev.game_id !== st.game_id || prev.version !== st.version) announce(prev, st);
   render();
@@ -73,12 +76,17 @@ async function act(name, extra = {}) {
   // Where the player acted from: focus goes back there, to the next thing to press.
   const scope = document.activeElement && document.activeElement.closest("#panel") ? "#panel-actions" : "#actions";
   if (name === "step") S.selected = null;   // no stale source or ghost destination after a step
+  // The computer answers within the request: say it is thinking when that takes a moment.
+  const thinking = S.state && S.state.mode === "computer" && name !== "step" && name !== "undo-step"
+    ? setTimeout(() => { $("#message").textContent = "The computer is thinking…"; }, 250) : null;
   try {
     setState(await api("POST", `/api/games/${S.gameId}/${name}`, { token: S.token, ...extra }));
   } catch (err) {
     showError(err.message);
     refresh();
   } finally {
+    clearTimeout(thinking);
+    if (S.state) $("#message").textContent = S.state.message;
     S.busy = false;
     focusNext(scope);
   }
@@ -180,7 +188,8 @@ function render() {
     }
   }
   renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st),
-                                 flip: st.you.length === 1 && st.you[0] === "black", lastMoveAbs: lastMoveAbs(st) });
+                                 flip: st.you.length === 1 && st.you[0] === "black", lastMoveAbs: lastMoveAbs(st),
+                                 freshDice: S.rolledAt === st.version });
   $("#message").textContent = st.message;
   $("#spectator").hidden = !(st.you.length === 0 && st.phase !== "waiting");
 

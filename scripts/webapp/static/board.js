@@ -190,7 +190,7 @@ function drawDice(svg, state, ui) {
     const i = left.indexOf(v);
     const used = i < 0;
     if (!used) left.splice(i, 1);
-    const die = el("g", { class: `die ${mover}${used ? " used" : ""}` }, g);
+    const die = el("g", { class: `die ${mover}${used ? " used" : ""}${ui.freshDice ? " fresh" : ""}` }, g);
     el("rect", { x, y, width: 40, height: 40, rx: 7 }, die);
     const pips = { 1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]],
                    4: [[-1, -1], [1, -1], [-1, 1], [1, 1]], 5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]],
