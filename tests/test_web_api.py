@@ -175,7 +175,11 @@ def test_undo_step_and_undo_move_keep_the_dice():
     state = post(client, gid, "undo-move", token).json()
     assert state["phase"] == "move" and state["dice"] == [5, 3] and state["turn"] == "white"
     assert state["board"]["points"][2] == 0 and state["board"]["points"][7] == 3   # back to the opening
-    assert not any(e["side"] == "black" and e["dice"] and e["move"] for e in state["log"][-2:])
+    # The taken-back turns stay in the log, marked undone, and a takeback line follows.
+    played = [e for e in state["log"] if e["dice"] and e["side"] in ("white", "black") and e["steps"] is not None]
+    assert [e["side"] for e in played] == ["white", "black"] and all(e["undone"] for e in played)
+    assert state["log"][-1]["takeback"] and "White takes back the move" in state["log"][-1]["text"]
+    assert state["last_move"] is None
     assert not state["can_undo_move"]
 
 
@@ -286,3 +290,21 @@ def test_openapi_documents_the_api():
     for path in ("/api/games", "/api/games/{game_id}/step", "/api/games/{game_id}/undo-move",
                  "/api/hint", "/api/eval", "/api/games/{game_id}/join"):
         assert path in paths
+
+
+def test_game_hint_ranks_the_roll_from_the_start_of_the_turn_and_not_for_friends():
+    client = make_client(dice=[3, 1], seed=2)
+    gid, token, _ = new_game(client, mode="computer", level="hard")
+    state = post(client, gid, "roll", token).json()
+    assert state["can_hint"] and state["dice"] == [3, 1]
+    post(client, gid, "step", token, **{"from": 8, "to": 5})
+    hint = client.get(f"/api/games/{gid}/hint", params={"token": token}).json()
+    assert hint["ply"] == 2 and hint["dice"] == [3, 1] and len(hint["plays"]) == 5
+    assert all(p["move"] for p in hint["plays"])        # plays of the whole roll, from before the step
+    assert client.get(f"/api/games/{gid}/hint", params={"token": "nope"}).status_code == 403
+    fid, host, _ = new_game(client, mode="friend")
+    guest = client.post(f"/api/games/{fid}/join").json()["token"]
+    state = post(client, fid, "roll", host).json()
+    mover = host if state["turn"] == "white" else guest
+    res = client.get(f"/api/games/{fid}/hint", params={"token": mover})
+    assert res.status_code == 409 and "friend" in res.json()["error"]

@@ -116,7 +116,8 @@ def test_hotseat_double_take_redouble_pass():
     assert state["cube"]["value"] == 2 and state["cube"]["owner"] == "white"
     assert state["phase"] == "roll" and state["turn"] == "black" and state["can_roll"] and not state["can_double"]
     assert state["log"][-1] == {"side": "white", "dice": None, "move": "", "cube": "take",
-                                "text": "White takes: the cube is at 2, White owns it"}
+                                "text": "White takes: the cube is at 2, White owns it",
+                                "steps": None, "takeback": False, "undone": False}
     before = client.get(f"/api/games/{gid}").json()
     refused(client, gid, "double", token, 409, "White owns the cube")
     refused(client, gid, "take", token, 409, "no double is pending")
@@ -134,7 +135,7 @@ def test_hotseat_double_take_redouble_pass():
     assert state["message"] == "White wins: Black passed the double: 2 points"
     assert state["log"][-1]["text"] == "Black passes: White wins 2 points"
     assert not state["can_undo_move"]
-    refused(client, gid, "undo-move", token, 409, "passed")
+    refused(client, gid, "undo-move", token, 409, "game is over")
     refused(client, gid, "take", token, 409, "game is over")
     refused(client, gid, "double", token, 409, "game is over")
 
@@ -198,13 +199,12 @@ def test_the_computer_doubles_and_the_human_answers():
     assert state["phase"] == "roll" and state["turn"] == "white"
     assert state["cube"]["value"] == 2 and state["cube"]["owner"] == "white" and state["can_double"]
     assert state["log"][-1]["side"] == "black" and state["log"][-1]["move"]
-    # Undo move goes back to before White's move: the cube actions after it are undone too.
-    state = ok(post(client, gid, "undo-move", token))
-    assert state["phase"] == "move" and state["cube"]["value"] == 1 and state["cube"]["owner"] is None
-    state = play_turn(client, gid, token)
-    assert state["phase"] == "doubled"
-    state = ok(post(client, gid, "pass", token))
-    assert state["result"]["winner"] == "black" and state["result"]["points"] == 1 and state["result"]["passed"]
+    # Undo move never crosses an accepted cube action: White's move before the take stays.
+    refused(client, gid, "undo-move", token, 409, "accepted double")
+    assert not state["can_undo_move"]
+    state = ok(post(client, gid, "double", token))           # White, 90% on roll, redoubles: Black passes
+    assert state["result"]["winner"] == "white" and state["result"]["points"] == 2 and state["result"]["passed"]
+    refused(client, gid, "undo-move", token, 409, "game is over")
 
 
 def test_the_computer_answers_for_a_friend_who_left():
@@ -257,7 +257,7 @@ def test_results_and_resignation_count_the_cube():
     game.cube_value = 4
     state = ok(post(client, gid, "resign", token))
     assert state["result"]["winner"] == "white" and state["result"]["points"] == 4
-    assert state["log"][-1]["text"] == "Black resigns: White wins 4 points"
+    assert state["log"][-1]["text"] == "Black resigns a single game: White wins 4 points"
 
 
 def test_no_double_beyond_the_maximum_cube():
@@ -293,3 +293,43 @@ def test_openapi_documents_the_cube():
         op = spec["paths"][f"/api/games/{{game_id}}/{name}"]["post"]
         assert op["tags"] == ["cube"] and op["description"]
     assert "cube" in spec["components"]["schemas"]["NewGame"]["properties"]
+
+
+class GammonMoverEvaluator:
+    """Every afterstate: the side that just moved wins a gammon for sure. A position before the
+    roll is the opponent's afterstate at 1-ply, so the side on roll expects to lose a gammon
+    (equity -2) and the other side expects +2."""
+
+    name = "gammon-mover"
+
+    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(afterstates), 5))
+        out[:, 0] = out[:, 1] = 1.0
+        return out
+
+
+def test_resign_a_gammon_the_computer_refuses_a_single_game_and_takes_a_gammon():
+    client = TestClient(create_app(GammonMoverEvaluator(), dice_factory=lambda: SequenceDice([], 1), seed=1))
+    gid, token, _ = new_game(client, mode="computer", level="easy", cube=True)
+    state = ok(post(client, gid, "roll", token))
+    if state["phase"] != "move":                              # Black opened: White rolls now
+        state = ok(post(client, gid, "roll", token))
+    assert state["phase"] == "move" and state["turn"] == "white"
+    state = ok(client.post(f"/api/games/{gid}/resign", json={"token": token, "points": 1}))
+    assert state["phase"] == "move" and state["log"][-1]["text"] == \
+        "Black refuses the resignation of a single game: play on"
+    state = ok(client.post(f"/api/games/{gid}/resign", json={"token": token, "points": 2}))
+    assert state["result"] == {"winner": "black", "points": 2, "kind": "gammon", "resigned": True,
+                               "passed": False, "cube": 1}
+    assert state["log"][-1]["text"] == "White resigns a gammon: Black wins 2 points"
+
+
+def test_without_the_cube_a_resignation_is_a_single_game():
+    client, _ = make_client()
+    gid, token, _ = new_game(client, mode="hotseat")
+    ok(post(client, gid, "roll", token))
+    res = client.post(f"/api/games/{gid}/resign", json={"token": token, "points": 2})
+    assert res.status_code == 409 and "single game" in res.json()["error"]
+    res = client.post(f"/api/games/{gid}/resign", json={"token": token, "points": 4})
+    assert res.status_code == 422 and res.json()["error"].startswith("bad request")
+    assert ok(post(client, gid, "resign", token))["result"]["points"] == 1

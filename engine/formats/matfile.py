@@ -25,17 +25,21 @@ COLUMN = 33
 
 @dataclass
 class MatGame:
-    """One game: turns as (side 0/1, dice, play text or '' for no play), result signed for side 0."""
+    """One game: turns as (side 0/1, dice, play text or '' for no play), result signed for side 0.
 
-    turns: list[tuple[int, tuple[int, int], str]] = field(default_factory=list)
+    A cube action is a turn with dice None and its text: 'Doubles => 2', 'Takes', 'Drops'."""
+
+    turns: list[tuple[int, tuple[int, int] | None, str]] = field(default_factory=list)
     result: int = 0
 
 
-def _cell(turn: tuple[int, tuple[int, int], str] | None) -> str:
+def _cell(turn: tuple[int, tuple[int, int] | None, str] | None) -> str:
     if turn is None:
         return ""
-    _, (d1, d2), text = turn
-    return f"{d1}{d2}: {text}".rstrip()
+    _, dice, text = turn
+    if dice is None:
+        return text
+    return f"{dice[0]}{dice[1]}: {text}".rstrip()
 
 
 def format_mat(games: Iterable[MatGame], names: tuple[str, str], match_length: int = 0) -> str:

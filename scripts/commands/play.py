@@ -23,6 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", default=None,
                         help="the computer's model: a checkpoint path or an evaluator spec such as "
                              "pubeval (default: models/default.pt when it exists, else pubeval)")
+    parser.add_argument("--db", default=None, metavar="PATH",
+                        help="the SQLite file the games are kept in, so a restart loses nothing "
+                             "(default: $XDG_DATA_HOME/tdgammon/games.sqlite3, i.e. "
+                             "~/.local/share/tdgammon/games.sqlite3)")
     parser.add_argument("--open", action="store_true", help="open the page in the default browser")
     parser.set_defaults(func=run)
 
@@ -52,19 +56,21 @@ def run(args: argparse.Namespace) -> int:
 
     from scripts.webapp.computer import load_game_evaluator
     from scripts.webapp.server import create_app
+    from scripts.webapp.store import open_store_path
 
     if not 0 < args.port < 65536:
         raise TdgammonError(f"--port must be 1..65535, got {args.port}")
+    db = open_store_path(args.db)
     sock = bind(args.host, args.port)
     with sock:
         evaluator = load_game_evaluator(args.model)
-        app = create_app(evaluator)
+        app = create_app(evaluator, db=db)
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
         if ":" in shown:
             shown = f"[{shown}]"
         url = f"http://{shown}:{args.port}/"
         print(f"tdgammon play: serving on {url} (computer: {getattr(evaluator, 'name', 'model')}; "
-              f"API docs at {url}docs); Ctrl-C stops", flush=True)
+              f"games kept in {db}; API docs at {url}docs); Ctrl-C stops", flush=True)
         if args.open:
             threading.Timer(1.0, webbrowser.open, args=(url,)).start()
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))

@@ -24,3 +24,8 @@ class StepBody(TokenBody):
     to_point: int = Field(..., alias="to", ge=0, le=25,
                           description="destination point in the mover's numbering; 0 = off")
     die: int | None = Field(None, ge=1, le=6, description="the die to use, when two dice fit")
+
+
+class ResignBody(TokenBody):
+    points: int = Field(1, ge=1, le=3, description="1 single game, 2 gammon, 3 backgammon (2 and 3 "
+                                                   "only with the cube); times the cube value")

@@ -18,9 +18,9 @@ import numpy as np
 
 from engine.cube.equity import CubeInfo
 from engine.cube.play import EvaluatorCubeDecider
-from engine.evaluator import Evaluator
+from engine.evaluator import Evaluator, equity
 from engine.position import Position
-from engine.search import RankedPlay, rank_plays
+from engine.search import RankedPlay, evaluate_position, rank_plays
 
 LEVELS = {"easy": (1, 0.15), "medium": (1, 0.0), "hard": (2, 0.0)}
 """level -> (ply, standard deviation of the noise added to each play's equity)."""
@@ -67,3 +67,10 @@ class ComputerPlayer:
     def accepts(self, board: np.ndarray, cube: CubeInfo) -> bool:
         """Take a double? board and cube from the DOUBLER's view (the doubler on roll)."""
         return self.cube.accepts(Position(board), cube)
+
+    def accepts_resignation(self, board: np.ndarray, computer_on_roll: bool, points: int) -> bool:
+        """Take a resignation of `points` (1 single, 2 gammon, 3 backgammon, per cube unit)?
+        Yes when it gives at least the computer's cubeless equity of playing on (1-ply, board
+        from the side on roll's view), as a backgammon server's bot decides."""
+        value = float(equity(evaluate_position(board, self.evaluator, 1)))
+        return points >= (value if computer_on_roll else -value) - 1e-9

@@ -19,17 +19,27 @@ from engine.evaluator import Evaluator
 from scripts.webapp.computer import LEVELS, ComputerPlayer
 from scripts.webapp.game import Game, GameError, color_index
 from scripts.webapp.hub import Hub
+from scripts.webapp.store import GameStore
 
 
 @dataclass
 class WebContext:
-    """The evaluator, the games in memory and the settings every new game is made with."""
+    """The evaluator, the games (stored and in memory) and the settings every new game is made with."""
 
     evaluator: Evaluator
     dice_factory: Callable[[], object]
     disconnect_timeout: float
     rng: random.Random
-    hub: Hub = field(default_factory=Hub)
+    store: GameStore = field(default_factory=GameStore)
+    hub: Hub = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.hub = Hub(self.store, self.revive)
+
+    def revive(self, record: dict) -> Game:
+        """A stored game back in play after a restart: fresh dice and a fresh computer of its level."""
+        opponent = self.computer(record["level"]) if record["mode"] == "computer" else None
+        return Game.from_record(record, self.dice_factory(), opponent, self.disconnect_timeout)
 
     def computer(self, level: str) -> ComputerPlayer:
         """A computer opponent with its own random stream, drawn from the app's seed."""
@@ -37,17 +47,17 @@ class WebContext:
             raise GameError(400, f"level must be one of {', '.join(LEVELS)}, got {level!r}")
         return ComputerPlayer(self.evaluator, level, random.Random(self.rng.getrandbits(64)))
 
-    def new_game(self, mode: str, level: str, color: str, cube: bool = False) -> Game:
-        """Start a game and keep it in the hub; `color` is the creator's seat."""
+    def new_game(self, mode: str, level: str, color: str, cube: bool = False, client: str = "") -> Game:
+        """Start a game and store it; `color` is the creator's seat, `client` their address."""
         human = color_index(color)
         game = self._start(mode, self._opponent(mode, level), human, cube)
-        self.hub.add(game)
+        self.hub.add(game, client)
         return game
 
-    def rematch_of(self, game: Game) -> Game:
+    def rematch_of(self, game: Game, client: str = "") -> Game:
         """The finished game's sequel with colours swapped, made once whichever seat asks first."""
         with game.lock:
-            if game.rematch_id is None or game.rematch_id not in self.hub.games:
+            if game.rematch_id is None or self.hub.find(game.rematch_id) is None:
                 new = self._start(game.mode, self._opponent(game.mode, game.level),
                                   1 - game.host, game.cube_enabled)
                 if game.mode == "friend":
@@ -55,9 +65,8 @@ class WebContext:
                     new.phase = "opening"
                 new.swap_tokens = {game.seats[s].token: new.seats[1 - s].token for s in (0, 1)
                                    if game.seats[s].token}
-                self.hub.add(new)
-                game.rematch_id = new.id
-                game.version += 1
+                self.hub.add(new, client)
+                game.set_rematch(new.id)
             return self.hub.get(game.rematch_id)
 
     def _opponent(self, mode: str, level: str) -> ComputerPlayer | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -149,6 +150,7 @@ class Game:
             self.seats[human].token = token
             self.phase = "waiting"
         self.creator_token = token
+        self.on_change: Callable[[Game], None] | None = None
 
     # ----- who may act -------------------------------------------------------------
 
@@ -259,6 +261,7 @@ class Game:
         self.cube_value *= 2
         self.cube_owner = responder
         self.phase = "roll"
+        self.history.clear()          # undo never crosses an accepted cube action
         name = COLORS[responder].capitalize()
         self._log(responder, None, "", f"{name} takes: the cube is at {self.cube_value}, {name} owns it", cube="take")
 
@@ -387,7 +390,7 @@ class Game:
         name = COLORS[side].capitalize()
         dice = f"{self.dice[0]}-{self.dice[1]}"
         line = f"{name} {dice}: {text}" if text else f"{name} {dice}: no legal play"
-        self._log(side, self.dice, text, line)
+        self._log(side, self.dice, text, line, steps=[(a + 1, b + 1) for a, b in steps])
         self._set_from_mover(side, after)
         self.taken = []
         self.planner = None
@@ -434,23 +437,32 @@ class Game:
                 steps = [(int(a), int(b)) for a, b in choice.steps if a >= 0]
                 self._finish_turn(side, steps, choice.afterstate)
 
+    def undo_refusal(self) -> str | None:
+        """Why 'Undo move' is refused now (None when allowed): never in a friend game, never
+        across the end of the game or an accepted cube action, never between roll and confirm."""
+        if self.mode == "friend":
+            return "undo move is not available in a game against a friend"
+        if self.phase == "over":
+            return "the game is over: a finished game cannot be taken back"
+        if self.phase == "doubled":
+            return "a double is pending: it must be taken or passed first"
+        if self.phase != "roll":
+            return "undo move is not available between the roll and the confirm: use undo step"
+        if not self.history:
+            return "there is no move to undo (undo stops at an accepted double and at the opponent's roll in a match)"
+        return None
+
     def undo_move(self, token: str | None) -> None:
-        """Back to the start of the last human move (dice kept); vs computer and hot-seat only."""
+        """Back to the start of the last human move, dice kept (vs computer and hot-seat).
+
+        The taken-back lines stay in the log, marked undone, followed by a takeback line,
+        so the game record shows every takeback."""
         with self.lock:
             self._require_token(token)
-            if self.mode == "friend":
-                raise GameError(409, "undo move is not available in a game against a friend")
-            if self.phase == "doubled":
-                raise GameError(409, "a double is pending: it must be taken or passed first")
-            if self.phase not in ("roll", "over"):
-                raise GameError(409, "undo move is not available between the roll and the confirm: use undo step")
-            if self.result is not None and self.result.get("resigned"):
-                raise GameError(409, "the game was resigned")
-            if self.result is not None and self.result.get("passed"):
-                raise GameError(409, "the double was passed: the game is over")
-            if not self.history:
-                raise GameError(409, "there is no move to undo")
-            snap = self.history[-1]
+            why = self.undo_refusal()
+            if why:
+                raise GameError(409, why)
+            snap = self.history.pop()
             self.board = snap.board.copy()
             self.cube_value, self.cube_owner = snap.cube_value, snap.cube_owner
             self.turn = snap.turn
@@ -458,30 +470,67 @@ class Game:
             self.planner = TurnPlanner(self.mover_board(snap.turn), *snap.dice)
             self.taken = []
             self.phase = "move"
-            self.result = None
-            del self.log[snap.log_len:]
-            self._log(None, None, "", f"{COLORS[snap.turn].capitalize()} took back the move")
+            undone = [e for e in self.log[snap.log_len:] if not e.get("undone")]
+            for entry in undone:
+                entry["undone"] = True
+            plays = "; ".join(e["text"] for e in undone if e.get("dice") and e.get("side"))
+            name = COLORS[snap.turn].capitalize()
+            self._log(snap.turn, None, "", f"{name} takes back the move ({plays}); "
+                                            f"the dice {snap.dice[0]}-{snap.dice[1]} are kept", takeback=True)
             self._changed()
 
-    def resign(self, token: str | None) -> None:
-        """The resigning side loses a single game: 1 point times the cube value."""
+    def resign(self, token: str | None, points: int = 1) -> None:
+        """Resign a single game, a gammon or a backgammon (points 1-3, times the cube value).
+
+        Without the cube a resignation is a single game (the page's rule). Against the
+        computer the offer is accepted or refused from its evaluation; a refusal is logged
+        and the game goes on. A person opposite (hot-seat, friend) is given the points at once."""
         with self.lock:
             seats = self._require_token(token)
             if self.phase in ("over", "waiting"):
                 raise GameError(409, self._phase_refusal())
+            if points not in RESULT_NAMES:
+                raise GameError(400, f"a resignation is of 1, 2 or 3 points (single, gammon, backgammon), got {points}")
+            if points > 1 and not self.cube_enabled:
+                raise GameError(409, "without the cube a resignation counts as a single game")
             acting = 1 - self.turn if self.phase == "doubled" else self.turn
             loser = acting if acting in seats else seats[0]
             if self.turn is None and len(seats) == 2:
                 loser = WHITE
             winner = 1 - loser
+            kind = RESULT_NAMES[points]
+            if self.seats[winner].kind == "computer" and self.turn is not None:
+                on_roll = self.turn
+                board = self.mover_board(on_roll)
+                if not self.computer.accepts_resignation(board, on_roll == winner, points):
+                    self._log(None, None, "", f"{COLORS[winner].capitalize()} refuses the resignation of a "
+                                             f"{kind}: play on")
+                    self._changed()
+                    return
             self.phase = "over"
             self.planner = None
             self.taken = []
-            points = self.cube_value
-            self.result = {"winner": COLORS[winner], "points": points, "kind": RESULT_NAMES[1], "resigned": True,
+            total = points * self.cube_value
+            self.result = {"winner": COLORS[winner], "points": total, "kind": kind, "resigned": True,
                            "passed": False, "cube": self.cube_value}
-            self._log(None, None, "", f"{COLORS[loser].capitalize()} resigns: "
-                                     f"{COLORS[winner].capitalize()} wins {_points(points)}")
+            self._log(None, None, "", f"{COLORS[loser].capitalize()} resigns a {kind}: "
+                                     f"{COLORS[winner].capitalize()} wins {_points(total)}")
+            self._changed()
+
+    def hint_request(self, token: str | None) -> tuple[np.ndarray, tuple[int, int], int]:
+        """The mover's board at the start of this turn, the dice and the ply for a hint (the
+        computer's level's ply; 1 in hot-seat). Refused in friend games and off one's own move."""
+        with self.lock:
+            self._require_turn(token, "move")
+            if self.mode == "friend":
+                raise GameError(409, "hints are off in a game against a friend")
+            ply = self.computer.ply if self.computer is not None else 1
+            return self.planner.start.copy(), self.dice, ply
+
+    def set_rematch(self, game_id: str) -> None:
+        """Point the finished game at its sequel, so the other seat's page follows it."""
+        with self.lock:
+            self.rematch_id = game_id
             self._changed()
 
     def opponent_absent_for(self, seat: int) -> float:
@@ -523,21 +572,84 @@ class Game:
             for seat in self.seats_of(token):
                 self.seats[seat].connections = max(0, self.seats[seat].connections + delta)
                 self.seats[seat].last_seen = time.monotonic()
-            self._changed()
+            self._changed(persist=False)
+
+    # ----- the stored record -----------------------------------------------------------
+
+    def to_record(self) -> dict:
+        """Everything needed to bring the game back after a restart, as plain JSON types.
+
+        Not kept: websocket counts (live only) and the dice source, the computer's random
+        stream and the planner, which are rebuilt (the dice stay unknowable until rolled)."""
+        return {
+            "id": self.id, "mode": self.mode, "level": self.level, "version": self.version,
+            "board": self.board.tolist(), "turn": self.turn, "phase": self.phase,
+            "dice": list(self.dice) if self.dice else None,
+            "taken": [[s.src, s.dst, s.die, s.hit] for s in self.taken],
+            "log": self.log, "result": self.result,
+            "opening": list(self.opening) if self.opening else None,
+            "history": [{"board": h.board.tolist(), "turn": h.turn, "dice": list(h.dice), "log_len": h.log_len,
+                         "cube_value": h.cube_value, "cube_owner": h.cube_owner} for h in self.history],
+            "rematch_id": self.rematch_id, "cube_enabled": self.cube_enabled, "cube_value": self.cube_value,
+            "cube_owner": self.cube_owner, "swap_tokens": self.swap_tokens, "host": self.host,
+            "seats": [{"kind": seat.kind, "token": seat.token} for seat in self.seats],
+            "creator_token": self.creator_token,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict, dice, computer: ComputerPlayer | None,
+                    disconnect_timeout: float = 120.0) -> Game:
+        """The game `to_record` described, with a fresh dice source and computer."""
+        game = cls.__new__(cls)
+        game.id, game.mode, game.level = record["id"], record["mode"], record["level"]
+        game.dice_source, game.computer = dice, computer
+        game.disconnect_timeout = disconnect_timeout
+        game.lock = threading.RLock()
+        game.version = record["version"]
+        game.board = np.array(record["board"], dtype=np.int8)
+        game.turn, game.phase = record["turn"], record["phase"]
+        game.dice = tuple(record["dice"]) if record["dice"] else None
+        game.taken = [Step(*t) for t in record["taken"]]
+        game.planner = TurnPlanner(game.mover_board(game.turn), *game.dice) if game.phase == "move" else None
+        game.log, game.result = record["log"], record["result"]
+        game.opening = tuple(record["opening"]) if record["opening"] else None
+        game.history = [Snapshot(np.array(h["board"], dtype=np.int8), h["turn"], tuple(h["dice"]), h["log_len"],
+                                 h["cube_value"], h["cube_owner"]) for h in record["history"]]
+        game.rematch_id = record["rematch_id"]
+        game.cube_enabled, game.cube_value = record["cube_enabled"], record["cube_value"]
+        game.cube_owner = record["cube_owner"]
+        game.swap_tokens, game.host = record["swap_tokens"], record["host"]
+        game.seats = [Seat(s["kind"], s["token"]) for s in record["seats"]]
+        game.creator_token = record["creator_token"]
+        game.on_change = None
+        return game
 
     # ----- bookkeeping ---------------------------------------------------------------
 
-    def _log(self, side: int | None, dice, move: str, text: str, cube: str | None = None) -> None:
-        """One log line; `cube` names a cube action ("double", "take", "pass") for the live region."""
+    def _log(self, side: int | None, dice, move: str, text: str, cube: str | None = None,
+             steps: list[tuple[int, int]] | None = None, takeback: bool = False) -> None:
+        """One log line; `cube` names a cube action ("double", "take", "pass") for the live region,
+        `steps` a turn's (from, to) in the mover's numbering (25 = bar, 0 = off), for the
+        last-move marks; taken-back lines stay, with "undone" set."""
         self.log.append({"side": None if side is None else COLORS[side],
-                         "dice": list(dice) if dice else None, "move": move, "text": text, "cube": cube})
+                         "dice": list(dice) if dice else None, "move": move, "text": text, "cube": cube,
+                         "steps": [[a, b] for a, b in steps] if steps is not None else None,
+                         "takeback": takeback, "undone": False})
 
-    def _changed(self) -> None:
+    def _changed(self, persist: bool = True) -> None:
+        """A new version; `on_change` (the store's save, set by the hub) commits it before
+        the request that made it is answered. Presence changes are not stored."""
         self.version += 1
+        if persist and self.on_change is not None:
+            self.on_change(self)
 
-    def message(self) -> str:
+    def message(self, you: list[int] | None = None) -> str:
+        """What the game waits for, as the viewer holding the seats `you` reads it."""
         if self.phase == "waiting":
-            return "Waiting for your friend to open the link and join"
+            if you:
+                return "Waiting for your friend to open the link and join"
+            free = next(s for s in (WHITE, BLACK) if self.seats[s].token is None)
+            return f"You are invited to a game of backgammon: press Join to play {COLORS[free].capitalize()}"
         if self.phase == "opening":
             return "Roll to decide who moves first"
         if self.phase == "over":
@@ -563,6 +675,14 @@ class Game:
         if left == 0:
             return f"{name} rolled {dice}: confirm the move or undo a step"
         return f"{name} rolled {dice}: {left} step{'s' if left > 1 else ''} to play"
+
+    def last_move(self) -> dict | None:
+        """The last turn played and not taken back: side, dice and (from, to) steps in the
+        mover's numbering, for the board's last-move marks."""
+        for entry in reversed(self.log):
+            if entry.get("steps") is not None and not entry.get("undone"):
+                return {"side": entry["side"], "dice": entry["dice"], "steps": entry["steps"], "move": entry["move"]}
+        return None
 
     def state(self, token: str | None = None) -> dict:
         """The JSON view of the game for a client holding `token` (or a spectator)."""
@@ -612,10 +732,7 @@ class Game:
                             and (self.phase == "opening" or self.turn in you),
                 "can_confirm": acting and complete,
                 "can_undo_step": acting and bool(self.taken),
-                "can_undo_move": bool(you) and self.mode != "friend" and self.phase in ("roll", "over")
-                                 and bool(self.history)
-                                 and not (self.result is not None
-                                          and (self.result.get("resigned") or self.result.get("passed"))),
+                "can_undo_move": bool(you) and self.undo_refusal() is None,
                 "cube": {"enabled": self.cube_enabled, "value": self.cube_value,
                          "owner": None if self.cube_owner is None else COLORS[self.cube_owner],
                          "offered_by": COLORS[self.turn] if doubled else None,
@@ -624,9 +741,11 @@ class Game:
                 "can_take": answering,
                 "can_pass": answering,
                 "can_resign": bool(you) and self.phase not in ("over", "waiting"),
+                "can_hint": acting and self.mode != "friend" and self.planner.n_steps > 0,
                 "can_take_over": (self.mode == "friend" and self.host in you and self.phase not in ("over", "waiting")
                                   and self.opponent_absent_for(self.host) >= self.disconnect_timeout),
-                "message": self.message(),
+                "message": self.message(you),
+                "last_move": self.last_move(),
                 "log": list(self.log),
                 "result": self.result,
                 "rematch_id": self.rematch_id,

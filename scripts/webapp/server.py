@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from pathlib import Path
 
 from fastapi import FastAPI
 
@@ -19,12 +20,15 @@ from scripts.webapp.context import WebContext
 from scripts.webapp.errors import ERROR_HANDLERS
 from scripts.webapp.game import CryptoDice
 from scripts.webapp.presence import presence
-from scripts.webapp.routes import analysis, games, live, play, site
+from scripts.webapp.store import GameStore
+from scripts.webapp.routes import analysis, games, history, live, play, site
 
 
 def create_app(evaluator: Evaluator, dice_factory: Callable[[], object] = CryptoDice,
-               disconnect_timeout: float = 120.0, seed: int | None = None) -> FastAPI:
-    """The app; `dice_factory` makes each game's dice (CryptoDice unless a test injects one)."""
+               disconnect_timeout: float = 120.0, seed: int | None = None,
+               db: str | Path = ":memory:") -> FastAPI:
+    """The app; `dice_factory` makes each game's dice (CryptoDice unless a test injects one);
+    `db` is the SQLite file the games are kept in (":memory:" keeps them for this process only)."""
     app = FastAPI(
         lifespan=presence,
         exception_handlers=ERROR_HANDLERS,
@@ -34,10 +38,10 @@ def create_app(evaluator: Evaluator, dice_factory: Callable[[], object] = Crypto
                     "points in requests are in the mover's numbering (25 = bar, 0 = off).",
         version="1",
     )
-    context = WebContext(evaluator, dice_factory, disconnect_timeout, random.Random(seed))
+    context = WebContext(evaluator, dice_factory, disconnect_timeout, random.Random(seed), GameStore(db))
     app.state.context = context
     app.state.hub = context.hub
-    for module in (site, games, play, analysis, live):
+    for module in (site, games, play, analysis, history, live):
         app.include_router(module.router)
     site.mount_assets(app)
     return app

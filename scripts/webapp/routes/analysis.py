@@ -44,6 +44,16 @@ async def evaluate(context: Context,
             "equity": float(equity(probs))}
 
 
+@router.get("/games/{game_id}/hint", summary="The best plays of your roll in a game", tags=["analysis"])
+async def game_hint(game_id: str, context: Context, token: str = Query(...)) -> dict:
+    """The five best plays of the roll being played, at the computer's level's ply (1 in
+    hot-seat), from the start of the turn. 409 in friend games and when it is not your move."""
+    game = context.hub.get(game_id)
+    board, (d1, d2), ply = game.hint_request(token)
+    plays = await run_in_threadpool(rank, context.evaluator, Position(board), d1, d2, ply)
+    return {"dice": [d1, d2], "ply": ply, "plays": plays[:5]}
+
+
 def rank(evaluator: Evaluator, position: Position, d1: int, d2: int, ply: int) -> list[dict]:
     """The legal plays, best first, with equity and probabilities for the side on roll."""
     return [{"move": format_play(position.board, p.steps), "equity": p.equity, "ply": p.ply,

@@ -16,7 +16,7 @@ router = APIRouter(prefix="/api/games")
 @router.websocket("/{game_id}/ws")
 async def watch(ws: WebSocket, game_id: str, context: Context, token: str | None = None) -> None:
     hub = context.hub
-    game = hub.games.get(game_id)
+    game = hub.find(game_id)
     if game is None:
         await ws.close(code=4404, reason=f"no game with id {game_id!r}")
         return

@@ -6,12 +6,12 @@ loop, tell the watchers, and answer with the state as the acting seat sees it.
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
-from scripts.webapp.bodies import StepBody, TokenBody
+from scripts.webapp.bodies import ResignBody, StepBody, TokenBody
 from scripts.webapp.context import Context
 from scripts.webapp.game import GameError
-from scripts.webapp.routes.games import FOREIGN_TOKEN
+from scripts.webapp.routes.games import FOREIGN_TOKEN, client_address
 
 router = APIRouter(prefix="/api/games")
 
@@ -31,7 +31,6 @@ _seat_action("roll", "Roll the dice (or the opening roll)", "roll")
 _seat_action("undo-step", "Take back the last step of the move in progress", "undo_step")
 _seat_action("confirm", "End the turn with the steps played", "confirm")
 _seat_action("undo-move", "Back to the start of your last move, dice kept (not vs a friend)", "undo_move")
-_seat_action("resign", "Resign: the opponent wins a single game (times the cube value)", "resign")
 _seat_action("double", "Double (games with cube): offer the cube at twice its value", "double", "cube",
              "Only before rolling, by the side on turn, when the cube is centred or its own. The game "
              "then waits in phase 'doubled' for the opponent's take or pass (the computer answers at "
@@ -52,6 +51,16 @@ async def step(game_id: str, body: StepBody, context: Context) -> dict:
     return game.state(body.token)
 
 
+@router.post("/{game_id}/resign", summary="Resign a single game, gammon or backgammon", tags=["games"])
+async def resign(game_id: str, body: ResignBody, context: Context) -> dict:
+    """The opponent wins `points` (1-3; more than 1 only with the cube) times the cube value.
+    The computer accepts or refuses from its evaluation (a refusal is in the log); a person
+    opposite is given the points at once."""
+    game = context.hub.get(game_id)
+    await context.hub.apply(game, lambda: game.resign(body.token, body.points))
+    return game.state(body.token)
+
+
 @router.post("/{game_id}/take-over", tags=["games"],
              summary="Host continues against the computer after the friend left")
 async def take_over(game_id: str, body: TokenBody, context: Context) -> dict:
@@ -62,13 +71,13 @@ async def take_over(game_id: str, body: TokenBody, context: Context) -> dict:
 
 @router.post("/{game_id}/rematch", tags=["games"],
              summary="A new game with White and Black swapped; returns your token for it")
-async def rematch(game_id: str, body: TokenBody, context: Context) -> dict:
+async def rematch(game_id: str, body: TokenBody, context: Context, request: Request) -> dict:
     game = context.hub.get(game_id)
     if not game.seats_of(body.token):
         raise GameError(403, FOREIGN_TOKEN)
     if game.phase != "over":
         raise GameError(409, "a rematch can start only when the game is over")
-    new = context.rematch_of(game)
+    new = context.rematch_of(game, client_address(request))
     token = new.swap_tokens[body.token] if game.mode == "friend" else new.creator_token
     await context.hub.broadcast(game)
     return {"game_id": new.id, "token": token, "state": new.state(token)}

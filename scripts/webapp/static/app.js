@@ -23,17 +23,47 @@ function setState(st) {
   if (!st || (S.state && S.state.game_id === st.game_id && st.version < S.state.version)) return;
   const prev = S.state;
   S.state = st;
+  // New dice on the board tumble briefly (not with prefers-reduced-motion: see style.css).
+  if (st.dice && (!prev || prev.game_id !== st.game_id || JSON.stringify(prev.dice) !== JSON.stringify(st.dice)
+                  || prev.turn !== st.turn)) S.rolledAt = st.version;
   // The same version again (the API's answer and the websocket's push): nothing new to say.
   if (!prev || prev.game_id !== st.game_id || prev.version !== st.version) announce(prev, st);
   render();
   maybeRematch();
+  maybeAuto();
+}
+
+// The auto options (kept in localStorage): roll when no double is possible, confirm a finished
+// move, and play a step when it is the only one; each after a short pause, so it can be seen.
+const AUTO = { roll: false, confirm: false, forced: false };
+
+function maybeAuto() {
+  clearTimeout(S.autoTimer);
+  const st = S.state;
+  if (!st || !st.you.length || st.phase === "over") return;
+  const distinct = new Set(st.legal_steps.map((s) => `${s.from}-${s.to}`));
+  let next = null;
+  if (AUTO.roll && st.can_roll && !st.can_double) next = () => act("roll");
+  else if (AUTO.confirm && st.can_confirm && !st.legal_steps.length) next = () => act("confirm");
+  else if (AUTO.forced && distinct.size === 1) {
+    const s = st.legal_steps[0];
+    next = () => act("step", { from: s.from, to: s.to, die: s.die });
+  }
+  if (next) {
+    const version = st.version;
+    S.autoTimer = setTimeout(() => {
+      if (S.state && S.state.version === version && !S.busy) next();
+      else if (S.busy) maybeAuto();
+    }, 350);
+  }
 }
 
 // Tell screen readers (and everyone) what the other side did since the last state.
 function announce(prev, st) {
   const start = prev && prev.game_id === st.game_id ? Math.min(S.seenLog, st.log.length) : st.log.length;
-  // Cube actions are announced whoever made them (a hot-seat double, the computer's answer).
-  const fresh = st.log.slice(start).filter((e) => !e.side || !st.you.includes(e.side) || e.cube);
+  // Cube answers and takebacks are announced whoever made them; a pending double is in the message.
+  const fresh = st.log.slice(start).filter((e) => !e.side || !st.you.includes(e.side) || e.takeback
+    || (e.cube && !(e.cube === "double" && st.phase === "doubled")));
   S.seenLog = st.log.length;
   const news = fresh.map((e) => e.text).join(". ");
   $("#status").textContent = (news ? news + ". " : "") + st.message;
@@ -43,14 +73,38 @@ async function act(name, extra = {}) {
   if (!S.gameId || S.busy) return;
   S.busy = true;
   showError("");
+  // Where the player acted from: focus goes back there, to the next thing to press.
+  const scope = document.activeElement && document.activeElement.closest("#panel") ? "#panel-actions" : "#actions";
+  if (name === "step") S.selected = null;   // no stale source or ghost destination after a step
+  // The computer answers within the request: say it is thinking when that takes a moment.
+  const thinking = S.state && S.state.mode === "computer" && name !== "step" && name !== "undo-step"
+    ? setTimeout(() => { $("#message").textContent = "The computer is thinking…"; }, 250) : null;
   try {
     setState(await api("POST", `/api/games/${S.gameId}/${name}`, { token: S.token, ...extra }));
   } catch (err) {
     showError(err.message);
     refresh();
   } finally {
+    clearTimeout(thinking);
+    if (S.state) $("#message").textContent = S.state.message;
     S.busy = false;
+    focusNext(scope);
   }
+}
+
+// Keyboard focus never drops to the page: when the pressed button went away or was disabled,
+// the next action takes it (Take, Roll, the first legal step, Confirm, Rematch).
+function focusNext(scope) {
+  const st = S.state, a = document.activeElement;
+  if (!st || (a && a !== document.body && !a.disabled && a.offsetParent !== null)) return;
+  const btn = (name) => document.querySelector(scope === "#panel-actions"
+    ? `#panel-actions [data-act="${name}"]` : `#btn-${name}`);
+  const target = st.can_take ? btn("take")
+    : st.can_roll ? btn("roll")
+    : st.legal_steps.length ? document.querySelector("#steps .stepbtn")
+    : st.can_confirm ? btn("confirm")
+    : st.phase === "over" && st.you.length ? $("#btn-rematch") : null;
+  if (target && !target.disabled && !target.hidden) target.focus();
 }
 
 async function refresh() {
@@ -79,7 +133,7 @@ function openGame(gameId, token) {
   S.selected = null;
   S.seenLog = 0;
   S.rematchAsked = false;
-  if (token) sessionStorage.setItem(`tdg:${gameId}`, token);
+  if (token) localStorage.setItem(`tdg:${gameId}`, token);
   history.replaceState(null, "", `/?game=${encodeURIComponent(gameId)}`);
   connect();
   refresh();
@@ -133,8 +187,11 @@ function render() {
       if (!dests.some((d) => d.to === s.to)) dests.push(s);   // steps come smallest die first
     }
   }
-  renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st) });
+  renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st),
+                                 flip: st.you.length === 1 && st.you[0] === "black", lastMoveAbs: lastMoveAbs(st),
+                                 freshDice: S.rolledAt === st.version });
   $("#message").textContent = st.message;
+  $("#spectator").hidden = !(st.you.length === 0 && st.phase !== "waiting");
 
   const flags = { roll: st.can_roll, confirm: st.can_confirm, "undo-step": st.can_undo_step,
                   "undo-move": st.can_undo_move, double: st.can_double, take: st.can_take, pass: st.can_pass };
@@ -147,6 +204,9 @@ function render() {
     if (k in shown) { $(`#btn-${k}`).hidden = !shown[k]; panelBtn.hidden = !shown[k]; }
   }
   $("#btn-resign").disabled = !st.can_resign;
+  $("#btn-hint").disabled = !st.can_hint;
+  $("#btn-hint").hidden = st.mode === "friend";
+  if (!st.can_hint || st.version !== S.hintVersion) $("#hint").hidden = true;
   $("#btn-undo-move").hidden = st.mode === "friend";
   document.querySelector('#panel-actions [data-act="undo-move"]').hidden = st.mode === "friend";
   $("#btn-takeover").hidden = !st.can_take_over;
@@ -157,9 +217,11 @@ function render() {
   box.replaceChildren();
   for (const s of steps) {
     const b = document.createElement("button");
-    b.textContent = s.label;
     b.className = "stepbtn";
-    b.setAttribute("aria-label", `${st.turn} ${s.label.replace("→", "to")}${s.hit ? " hitting" : ""}`);
+    // Seen: "13 → 8 (5)"; heard: "White 13 to 8 (5) hitting" (the visible text inside the name).
+    const [from, rest] = s.label.split(" → ");
+    b.append(srOnly(`${st.turn === "white" ? "White" : "Black"} `), `${from} `, hidden("→"), srOnly("to"),
+             ` ${rest}`, srOnly(s.hit ? " hitting" : ""));
     b.addEventListener("click", () => act("step", { from: s.from, to: s.to, die: s.die }));
     box.appendChild(b);
   }
@@ -178,6 +240,10 @@ function render() {
   for (const e of st.log) {
     const li = document.createElement("li");
     li.textContent = e.text;
+    if (e.undone) {
+      li.className = "undone";
+      li.setAttribute("aria-label", `taken back: ${e.text}`);
+    }
     log.appendChild(li);
   }
   log.scrollTop = log.scrollHeight;
@@ -202,6 +268,29 @@ function render() {
     $("#btn-copy").hidden = !mine;
     $("#friend-link").hidden = !mine;
   }
+}
+
+// The points the last turn played left and reached (absolute numbering), marked on the board.
+function lastMoveAbs(st) {
+  const m = st.last_move;
+  if (!m || (st.phase === "move" && st.steps_taken.length)) return new Set();
+  const out = new Set();
+  for (const [a, b] of m.steps) for (const p of [a, b]) if (p >= 1 && p <= 24) out.add(absPoint(m.side, p));
+  return out;
+}
+
+function srOnly(text) {
+  const span = document.createElement("span");
+  span.className = "sr-only";
+  span.textContent = text;
+  return span;
+}
+
+function hidden(text) {
+  const span = document.createElement("span");
+  span.setAttribute("aria-hidden", "true");
+  span.textContent = text;
+  return span;
 }
 
 function cubeText(st) {
@@ -231,6 +320,40 @@ function checkerText(st, view) {
 }
 
 // ----- input ---------------------------------------------------------------------
+
+// The engine's best plays for the roll being played, at the level's ply (not in friend games).
+async function showHint() {
+  const st = S.state;
+  if (!st || !st.can_hint) return;
+  try {
+    const res = await api("GET", `/api/games/${S.gameId}/hint?token=${encodeURIComponent(S.token)}`);
+    const list = $("#hint-list");
+    list.replaceChildren();
+    for (const p of res.plays) {
+      const li = document.createElement("li");
+      li.textContent = `${p.move || "no move"}: equity ${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}`;
+      list.appendChild(li);
+    }
+    S.hintVersion = S.state.version;
+    $("#hint").hidden = false;
+    $("#status").textContent = `Hint at ${res.ply}-ply: best ${res.plays[0].move}.`;
+  } catch (err) { showError(err.message); }
+}
+
+// Resigning is confirmed first. Without the cube it is a single game (the page's rule); with
+// the cube a single game, gammon or backgammon, which the computer accepts or refuses.
+function askResign() {
+  const st = S.state;
+  if (!st || !st.can_resign) return;
+  const cube = st.cube.enabled, v = st.cube.value;
+  const pts = (n) => `${n * v} point${n * v === 1 ? "" : "s"}`;
+  $("#resign-text").textContent = cube
+    ? `Offer your opponent a single game (${pts(1)}), a gammon (${pts(2)}) or a backgammon (${pts(3)}).` +
+      (st.mode === "computer" ? " The computer accepts or refuses from its evaluation." : "")
+    : "Your opponent wins a single game (1 point).";
+  for (const b of document.querySelectorAll("[data-resign]")) b.hidden = !cube && b.dataset.resign !== "1";
+  $("#resign-dialog").showModal();
+}
 
 function onBoardClick(ev) {
   const st = S.state;
@@ -321,13 +444,32 @@ function init() {
   for (const b of document.querySelectorAll("[data-new]")) {
     b.addEventListener("click", () => newGame(b.dataset.new, b.dataset.level, b.dataset.color));
   }
-  for (const name of ["roll", "double", "take", "pass", "confirm", "undo-step", "undo-move", "resign"]) {
+  for (const name of ["roll", "double", "take", "pass", "confirm", "undo-step", "undo-move"]) {
     $(`#btn-${name}`).addEventListener("click", () => act(name));
   }
   for (const b of document.querySelectorAll("#panel-actions [data-act]")) {
     b.addEventListener("click", () => act(b.dataset.act));
   }
   $("#btn-takeover").addEventListener("click", () => act("take-over"));
+  $("#btn-resign").addEventListener("click", askResign);
+  for (const box of document.querySelectorAll("[data-auto]")) {
+    const key = `tdg:auto-${box.dataset.auto}`;
+    box.checked = AUTO[box.dataset.auto] = localStorage.getItem(key) === "1";
+    box.addEventListener("change", () => {
+      AUTO[box.dataset.auto] = box.checked;
+      localStorage.setItem(key, box.checked ? "1" : "0");
+      maybeAuto();
+    });
+  }
+  $("#btn-hint").addEventListener("click", showHint);
+  $("#resign-cancel").addEventListener("click", () => $("#resign-dialog").close());
+  for (const b of document.querySelectorAll("[data-resign]")) {
+    b.addEventListener("click", () => {
+      $("#resign-dialog").close();
+      $("#btn-resign").focus();
+      act("resign", { points: Number(b.dataset.resign) });
+    });
+  }
   $("#btn-rematch").addEventListener("click", () => { S.rematchAsked = true; rematch(); });
   $("#btn-copy").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($("#friend-link").value));
   $("#btn-join").addEventListener("click", async () => {
@@ -344,13 +486,15 @@ function init() {
 
   const params = new URLSearchParams(location.search);
   const join = params.get("join"), game = params.get("game");
-  if (join) {
+  if (join && localStorage.getItem(`tdg:${join}`)) {
+    openGame(join, localStorage.getItem(`tdg:${join}`));   // the invited friend, back in a new tab
+  } else if (join) {
     S.gameId = join;
     S.token = null;
     connect();
     refresh();
   } else if (game) {
-    openGame(game, sessionStorage.getItem(`tdg:${game}`));
+    openGame(game, localStorage.getItem(`tdg:${game}`));
   } else {
     $("#message").textContent = "Choose a game above: against the computer, two players on this device, or a friend.";
     $("#status").textContent = $("#message").textContent;

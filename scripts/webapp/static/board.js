@@ -1,5 +1,6 @@
-// The board as SVG, always drawn from White's side: White's home (points 1-6) bottom right,
-// Black's home top right, the bar in the middle, the trays for borne-off checkers on the right.
+// The board as SVG, drawn from the player's side: their home board bottom right, the other
+// home top right (ui.flip mirrors top and bottom for Black), the bar in the middle, the trays
+// for borne-off checkers on the right.
 // Points are absolute (White's numbering); a mover's point p is p for White, 25 - p for Black.
 
 const NS = "http://www.w3.org/2000/svg";
@@ -21,7 +22,9 @@ function pointX(abs) {
   if (abs <= 18) return LEFT0 + (abs - 12.5) * PW;
   return RIGHT0 + (abs - 18.5) * PW;
 }
-const isTop = (abs) => abs >= 13;
+let FLIP = false;                                            // set by renderBoard: Black at the bottom
+const isTop = (abs) => (abs >= 13) !== FLIP;
+const atBottom = (color) => (color === "white") !== FLIP;      // that colour's bar half and tray
 
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(NS, name);
@@ -39,8 +42,8 @@ function checkerXY(abs, i, n) {
 
 function barXY(color, i) {
   const x = LEFT0 + 6 * PW + BAR_W / 2;
-  // White waits on the lower half of the bar, Black on the upper half.
-  return color === "white" ? [x, MID + R + 8 + i * 2 * R * 0.8] : [x, MID - R - 8 - i * 2 * R * 0.8];
+  // The player at the bottom waits on the lower half of the bar, the other on the upper half.
+  return atBottom(color) ? [x, MID + R + 8 + i * 2 * R * 0.8] : [x, MID - R - 8 - i * 2 * R * 0.8];
 }
 
 function drawChecker(g, x, y, color, extra = {}) {
@@ -50,6 +53,7 @@ function drawChecker(g, x, y, color, extra = {}) {
 export function renderBoard(svg, state, ui) {
   // ui: { mover: "white"|"black"|null, selected: mover point or null, sources: Set of mover points,
   //       dests: [{to, die}], label: "white"|"black" (numbering shown), lastMoveAbs: Set }
+  FLIP = Boolean(ui.flip);
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
   el("rect", { x: 0, y: 0, width: W, height: H, rx: 14, class: "frame" }, svg);
@@ -66,14 +70,14 @@ export function renderBoard(svg, state, ui) {
     const t = el("text", { x, y: top ? TOP - 6 : BOTTOM + 15, class: "pointnum" }, svg);
     t.textContent = num;
   }
-  // Trays: White's at the bottom right, Black's at the top right.
+  // Trays: the bottom player's at the bottom right, the other's at the top right.
   for (const color of ["white", "black"]) {
-    const y = color === "white" ? MID + 10 : TOP;
+    const y = atBottom(color) ? MID + 10 : TOP;
     const h = BOTTOM - MID - 10;
     el("rect", { x: TRAY_X, y, width: W - TRAY_X - 8, height: h, rx: 6, class: `tray tray-${color}`, "data-tray": color }, svg);
     const n = state.board.off[color];
     for (let i = 0; i < n; i++) {
-      const sy = color === "white" ? BOTTOM - 8 - i * 12 : TOP + 4 + i * 12;
+      const sy = atBottom(color) ? BOTTOM - 8 - i * 12 : TOP + 4 + i * 12;
       el("rect", { x: TRAY_X + 6, y: sy - 4, width: W - TRAY_X - 20, height: 9, rx: 3, class: `slab ${color}` }, svg);
     }
   }
@@ -151,7 +155,7 @@ function drawCube(svg, state) {
     label = `${cap(c.offered_by)} offers the cube at ${value}`;
   } else {
     x = TRAY_X + (W - TRAY_X - 8) / 2;
-    y = c.owner === "white" ? MID + 40 : c.owner === "black" ? MID - 40 : MID;
+    y = c.owner ? (atBottom(c.owner) ? MID + 40 : MID - 40) : MID;
     value = c.owner ? c.value : (c.value === 1 ? 64 : c.value);
     label = c.owner ? `Cube at ${c.value}, owned by ${cap(c.owner)}` : `Cube at ${c.value}, centred`;
     if (c.owner) cls += ` owner-${c.owner}`;
@@ -186,7 +190,7 @@ function drawDice(svg, state, ui) {
     const i = left.indexOf(v);
     const used = i < 0;
     if (!used) left.splice(i, 1);
-    const die = el("g", { class: `die ${mover}${used ? " used" : ""}` }, g);
+    const die = el("g", { class: `die ${mover}${used ? " used" : ""}${ui.freshDice ? " fresh" : ""}` }, g);
     el("rect", { x, y, width: 40, height: 40, rx: 7 }, die);
     const pips = { 1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]],
                    4: [[-1, -1], [1, -1], [-1, 1], [1, 1]], 5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]],

@@ -1,0 +1,35 @@
+"""Finished games: the list of the ones played from your address, and each game as a .mat file."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, PlainTextResponse
+
+from scripts.webapp.context import Context
+from scripts.webapp.record import game_mat, history_row
+from scripts.webapp.routes.games import client_address
+from scripts.webapp.routes.site import STATIC
+
+router = APIRouter()
+
+
+@router.get("/history", include_in_schema=False)
+async def history_page() -> FileResponse:
+    return FileResponse(STATIC / "history.html")
+
+
+@router.get("/api/history", summary="Your finished games, newest first", tags=["history"])
+async def history(context: Context, request: Request) -> dict:
+    """The finished games created or joined from this client address (at most 100)."""
+    rows = context.store.finished_of(client_address(request))
+    return {"games": [history_row(g.record, g.finished) for g in rows]}
+
+
+@router.get("/api/games/{game_id}/mat", summary="The game as a .mat file (gnubg: import mat)",
+            tags=["history"], response_class=PlainTextResponse)
+async def mat(game_id: str, context: Context) -> PlainTextResponse:
+    """The moves as played (takebacks left out) and cube actions, Jellyfish .mat text."""
+    game = context.hub.get(game_id)
+    with game.lock:
+        text = game_mat(game.to_record())
+    return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="tdgammon-{game.id}.mat"'})
