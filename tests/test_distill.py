@@ -60,6 +60,16 @@ def test_targets_are_the_opponents_roll_mean_of_its_best_reply_flipped() -> None
         np.testing.assert_allclose(target, flip(mean), atol=1e-5)
 
 
+def test_one_ply_targets_are_the_teachers_own_values_that_its_one_ply_play_ranks() -> None:
+    """Compression: the student copies the values the teacher's 1-ply player chooses by."""
+    evaluator = NetworkEvaluator(initial_net(8, 6, features=True))
+    boards = record_positions(initial_net(8, 5, features=True), 2, seed_state(5, 0))[::7][:30]
+    got = search_targets(boards, evaluator, ply=1)
+    assert got.dtype == np.float32 and got.shape == (len(boards), 5)
+    np.testing.assert_allclose(got, evaluate_afterstates(evaluator, boards), atol=1e-6)
+    assert not np.allclose(got, search_targets(boards, evaluator, ply=2), atol=1e-3)
+
+
 def test_three_ply_targets_are_the_opponents_roll_mean_of_its_best_two_ply_reply() -> None:
     """Checked against rank_plays at 2-ply with the teacher's filter, one roll at a time."""
     evaluator = NetworkEvaluator(initial_net(8, 6, features=True))
@@ -76,7 +86,7 @@ def test_three_ply_targets_are_the_opponents_roll_mean_of_its_best_two_ply_reply
             mean += weight / 36 * after
         np.testing.assert_allclose(target, flip(mean), atol=1e-5)
     with pytest.raises(ValueError):
-        search_targets(boards, evaluator, ply=1)
+        search_targets(boards, evaluator, ply=4)
 
 
 def test_near_misses_are_the_runners_up_of_a_fresh_roll_within_the_window() -> None:

@@ -90,16 +90,21 @@ def near_misses(boards: np.ndarray, student: Evaluator, most: int, rng: np.rando
 
 def search_targets(boards: np.ndarray, teacher: Evaluator, ply: int = 2) -> np.ndarray:
     """The teacher's value of each afterstate, from the view of its row 0 (the side that
-    just moved), as float32 (n, 5): the mean over the opponent's 21 rolls of the outcome
-    after its best 1-ply reply (ply 2), or its best 2-ply reply (ply 3, about 50 times
-    slower, with THREE_PLY_TEACHER_FILTER)."""
-    if ply not in (2, 3):
-        raise ValueError(f"the teacher searches at 2 or 3 ply, got {ply}")
+    just moved), as float32 (n, 5): its own evaluation (ply 1: compression, a smaller
+    student copying a larger teacher's play), the mean over the opponent's 21 rolls of
+    the outcome after its best 1-ply reply (ply 2), or its best 2-ply reply (ply 3,
+    about 50 times slower, with THREE_PLY_TEACHER_FILTER)."""
+    if ply not in (1, 2, 3):
+        raise ValueError(f"the teacher searches at 1, 2 or 3 ply, got {ply}")
     out = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
     for start in range(0, len(boards), TARGET_BATCH):
         chunk = boards[start:start + TARGET_BATCH]
-        out[start:start + len(chunk)] = (flip(roll_average(chunk[:, ::-1], teacher)) if ply == 2 else
-                                         afterstate_values(chunk, teacher, 3, filter=THREE_PLY_TEACHER_FILTER))
+        if ply == 1:
+            out[start:start + len(chunk)] = teacher.evaluate(chunk)
+        elif ply == 2:
+            out[start:start + len(chunk)] = flip(roll_average(chunk[:, ::-1], teacher))
+        else:
+            out[start:start + len(chunk)] = afterstate_values(chunk, teacher, 3, filter=THREE_PLY_TEACHER_FILTER)
     return out
 
 
@@ -133,18 +138,23 @@ def fit(net: TDNet, boards: np.ndarray, targets: np.ndarray, epochs: int, lr: fl
     """
     if len(boards) != len(targets) or len(boards) < 10:
         raise ValueError(f"fit needs matching boards and targets, at least 10 ({len(boards)}, {len(targets)})")
-    x = torch.from_numpy(encode(boards, net.features))
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
     y = torch.from_numpy(np.ascontiguousarray(targets, dtype=np.float32))
+
+    def inputs(rows: torch.Tensor) -> torch.Tensor:
+        # Encoded a batch at a time: 50 bytes a position held instead of 936 (234 float32 inputs).
+        return torch.from_numpy(encode(boards[rows.numpy()], net.features))
+
     gen = torch.Generator().manual_seed(seed)
     if validation is None:
-        perm = torch.randperm(len(x), generator=gen)
-        n_val = max(1, int(len(x) * held_out))
-        train, x_val, y_val = perm[n_val:], x[perm[:n_val]], y[perm[:n_val]]
+        perm = torch.randperm(len(boards), generator=gen)
+        n_val = max(1, int(len(boards) * held_out))
+        train, x_val, y_val = perm[n_val:], inputs(perm[:n_val]), y[perm[:n_val]]
     else:
         val_boards, val_targets = validation
         if len(val_boards) != len(val_targets) or len(val_boards) < 1:
             raise ValueError(f"fit needs matching validation boards and targets ({len(val_boards)}, {len(val_targets)})")
-        train = torch.arange(len(x))
+        train = torch.arange(len(boards))
         x_val = torch.from_numpy(encode(val_boards, net.features))
         y_val = torch.from_numpy(np.ascontiguousarray(val_targets, dtype=np.float32))
 
@@ -166,7 +176,7 @@ def fit(net: TDNet, boards: np.ndarray, targets: np.ndarray, epochs: int, lr: fl
             b = order[start:start + batch]
             opt.param_groups[0]["lr"] = lr + (end - lr) * step / steps
             step += 1
-            loss = ((net(x[b]) - y[b]) ** 2).mean()
+            loss = ((net(inputs(b)) - y[b]) ** 2).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()

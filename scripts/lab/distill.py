@@ -1,7 +1,8 @@
 """Search distillation (training.distill): fit a net to our own 2-ply values of its self-play positions.
 
 Two steps. `positions` plays the student's 1-ply self-play games and values every
-position with the teacher's 2-ply (or --teacher-ply 3) search (any model: a net or an ensemble), saving as it
+position with the teacher's 2-ply (or --teacher-ply 3) search (any model: a net or an ensemble;
+--teacher-ply 1 takes its own evaluation, to compress a large model into a smaller net), saving as it
 goes, so a killed run resumes where it stopped when started again with the same command.
 `fit` trains the student's weights toward those values and writes a checkpoint that
 `tdgammon train --resume` and `scripts.lab.ensemble build` take like any other. `slice` cuts a
@@ -186,8 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     pos.add_argument("--near-misses", type=int, default=0, metavar="K",
                      help="also value up to K of the student's near misses a position: plays of a fresh "
                           "roll ranked just below its best (default 0: its chosen plays only)")
-    pos.add_argument("--teacher-ply", type=int, choices=(2, 3), default=2,
-                     help="the teacher's search depth (default 2; 3 is about 50 times slower)")
+    pos.add_argument("--teacher-ply", type=int, choices=(1, 2, 3), default=2,
+                     help="the teacher's search depth (default 2; 3 is about 50 times slower; 1, its "
+                          "own evaluation, to compress it into a smaller student)")
     fitp = sub.add_parser("fit", help="fit the student to positions files; write a new checkpoint")
     fitp.add_argument("student", type=Path)
     fitp.add_argument("data", type=Path, nargs="+")
