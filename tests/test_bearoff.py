@@ -171,3 +171,38 @@ def test_apply_covers_every_both_home_position() -> None:
     assert probs[1, 3] > 0.99
     np.testing.assert_allclose(probs[2], 0.3)
     assert bearoff.both_home(boards[0]) and not bearoff.exact_race(boards[0])
+
+
+@pytest.mark.gnubg
+def test_gammons_agree_with_gnubg(tmp_path: Path) -> None:
+    """With both sides home and one side still on 15 checkers, our win and gammon chances
+    agree with gnubg's bear-off evaluation to within 0.02 (its policies play to win)."""
+    rng = np.random.default_rng(5)
+    boards = []
+    while len(boards) < 12:
+        board = np.zeros((2, 25), dtype=np.int8)
+        full = int(rng.integers(0, 2))
+        for side in range(2):
+            for _ in range(15 if side == full else int(rng.integers(1, 6))):
+                board[side, int(rng.integers(0, 6))] += 1
+        boards.append(board)
+    ids = [Position(b).swap().id for b in boards]
+    script = tmp_path / "odds.py"
+    script.write_text(
+        "import gnubg\n"
+        "gnubg.command('new session')\n"
+        "context = {'cubeful': 0, 'plies': 0, 'deterministic': 1, 'noise': 0.0}\n"
+        f"for pid in {ids!r}:\n"
+        "    p = gnubg.evaluate(gnubg.positionfromid(pid), gnubg.cubeinfo(), context)\n"
+        "    print('P', pid, p[0], p[1], p[3])\n")
+    out = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True,
+                         timeout=120).stdout
+    theirs = {line.split()[1]: [float(v) for v in line.split()[2:]] for line in out.splitlines()
+              if line.startswith("P ")}
+    assert len(theirs) == len(ids), out
+    mine = bearoff.apply(np.stack(boards), np.zeros((len(boards), 5)))
+    for ours, pid in zip(mine, ids):
+        win, win_gammon, lose_gammon = theirs[pid]  # the side on roll's view: our row 1
+        assert 1.0 - ours[0] == pytest.approx(win, abs=0.02), pid
+        assert ours[3] == pytest.approx(win_gammon, abs=0.02), pid
+        assert ours[1] == pytest.approx(lose_gammon, abs=0.02), pid

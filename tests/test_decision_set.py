@@ -68,7 +68,7 @@ def test_the_stored_set() -> None:
     phases = [d.phase for d in decisions]
     assert phases.count("race") >= 300 and phases.count("contact") >= 1000
     assert {d.source for d in decisions} == {"gnubg", "tdgammon"}
-    for d in decisions[::50]:
+    for d in decisions:
         assert {p.after.id for p in play_list(d.position, d.dice)} == set(d.worth)
         assert max(d.plies.values()) in (-1, 2)
     assert DEFAULT_SET.stat().st_size < 2_000_000

@@ -105,3 +105,36 @@ def test_loader_wraps_networks_with_the_race_net(tmp_path: Path) -> None:
     assert not isinstance(load_network(TESAURO_MODEL, None), race.WithRaceNet)
     with pytest.raises(CheckpointError):
         load_network(TESAURO_MODEL, tmp_path / "missing.npz")
+
+
+@pytest.mark.slow
+def test_a_tiny_race_net_trains_and_plays(tmp_path: Path) -> None:
+    """The recipe end to end on a few games: race positions only, targets from our own
+    search, a net saved after each round that the loader plays."""
+    from models.checkpoint import load_play_net
+    from models.paths import TESAURO_MODEL
+    from training.race import RaceConfig, is_net_race, race_positions, train_race_net
+
+    cfg = RaceConfig(games=30, max_positions=400, hidden=8, rounds=1, epochs=2)
+    position_net = load_play_net(TESAURO_MODEL)
+    boards = race_positions(position_net, cfg.games, cfg.max_positions, cfg.seed)
+    assert 0 < len(boards) <= 400 and all(is_net_race(b) for b in boards)
+    lines: list[str] = []
+    path = tmp_path / "race.npz"
+    net = train_race_net(cfg, position_net, _Constant(), log=lines.append, save=path)
+    assert [line.split(":")[0] for line in lines[1:]] == ["round 0", "round 1"]
+    assert race.RaceNet.load(path).digest() == net.digest()
+
+
+def test_race_config_refuses_bad_keys(tmp_path: Path) -> None:
+    from engine.errors import ConfigError
+    from training.race import load_race_config
+
+    path = tmp_path / "race.toml"
+    path.write_text("hidden = 0\n")
+    with pytest.raises(ConfigError, match="hidden"):
+        load_race_config(path)
+    path.write_text("hiden = 8\n")
+    with pytest.raises(ConfigError, match="unknown key 'hiden'"):
+        load_race_config(path)
+    assert load_race_config(Path(__file__).resolve().parent.parent / "configs" / "race.toml").hidden == 64

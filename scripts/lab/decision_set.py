@@ -1,21 +1,22 @@
 """A fixed set of checker-play decisions judged once by gnubg, and the error table of any player on it.
 
 Why a stored set: judging is the slow part (gnubg 2-ply on every candidate play), and a
-fixed set lets every model and ply be compared on the very same positions in seconds,
-paired, with contact and race reported apart.
+fixed set lets every model and ply be compared on the very same positions in minutes,
+without gnubg, paired, with contact and race reported apart.
 
 The decisions (`build`): every turn with two or more legal plays in --gnubg-games games
 gnubg 0-ply plays against itself and --own-games games the shipped model plays against
 itself at 1-ply, dice seeded; then, so that races are measured on enough decisions, the
-race turns alone of --race-games more games (half each). A decision is a race when the position before the play has
-no contact (engine.position.is_race), else contact.
+race turns alone of --race-games more games (half each). A decision is a race when the
+position before the play has no contact (engine.position.is_race), else contact.
 
 The judge: gnubg at --gnubg-plies (default 2, gnubg's numbering: our 3-ply), cubeless. A
 play is worth minus gnubg's equity for the opponent on roll after it (the exact result
 when it ends the game). Every legal play is first valued at gnubg 1-ply; the best
 --deep of them, and any within --margin of the best, are valued again at the judge's
-plies. A player's loss on a decision is the best stored worth minus the worth of its
-play. Judging appends one line per decision to --work, so an interrupted build resumes.
+plies (the stored set: the best 3 and those within 0.02; its first 315 decisions were
+judged with 12 and 0.08, then 6 and 0.04). A player's loss on a decision is the best
+stored worth minus the worth of its play. Judging appends one line per decision to --work, so an interrupted build resumes.
 
 Usage:
   python -m scripts.lab.decision_set build [--work DIR] [--out FILE]
@@ -32,6 +33,7 @@ import gzip
 import json
 import queue
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +49,7 @@ from models.paths import RACE_MODEL
 
 DEFAULT_SET = Path(__file__).resolve().parents[2] / "tests" / "data" / "decision_set.jsonl.gz"
 PHASES = ("contact", "race")
+MOVEGEN_LOCK = threading.Lock()
 RACE_SEED_OFFSET = 1000  # the extra race games' seeds: apart from the main games'
 
 
@@ -148,12 +151,14 @@ class GnubgJudge:
               margin: float) -> Decision:
         """Every play at gnubg 1-ply; the best `deep` (and any within `margin`) again at `plies`."""
         worth, used = {}, {}
-        for play in play_list(position, dice):
-            key = play.after.id
-            if play.after.game_over():
-                worth[key], used[key] = float(play.after.result()), -1
+        with MOVEGEN_LOCK:  # movegen's scratch buffers are shared: one thread at a time
+            afters = [play.after for play in play_list(position, dice)]
+        for after in afters:
+            key = after.id
+            if after.game_over():
+                worth[key], used[key] = float(after.result()), -1
             else:
-                worth[key], used[key] = self.worth(play.after, 1), 1
+                worth[key], used[key] = self.worth(after, 1), 1
         top = max(worth.values())
         ranked = sorted(worth, key=lambda k: -worth[k])
         for rank, key in enumerate(ranked):
@@ -280,9 +285,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument("--model", default=None, help="the model whose games give our half (default: shipped)")
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--gnubg-plies", type=int, default=2, choices=(1, 2))
-        parser.add_argument("--deep", type=int, default=6, help="plays re-valued at the judge's plies")
+        parser.add_argument("--deep", type=int, default=3, help="plays re-valued at the judge's plies")
         parser.add_argument("--jobs", type=int, default=2, help="gnubg processes judging side by side")
-        parser.add_argument("--margin", type=float, default=0.04,
+        parser.add_argument("--margin", type=float, default=0.02,
                             help="also re-value every play within this of the best at gnubg 1-ply")
         run = build
     else:
