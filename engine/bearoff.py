@@ -51,7 +51,10 @@ def bearoff_index(row, binom):
 
 
 @kernel
-def _build(binom, zobrist):
+def _build(binom, zobrist, first_off):
+    """(dist, mean) of the rolls needed to bear off every checker or, with first_off, the
+    first one (a position below 15 checkers needs none), each roll played to minimise the
+    expected rolls."""
     counts = np.zeros((N_POSITIONS, 6), dtype=np.int8)
     pips = np.zeros(N_POSITIONS, dtype=np.int64)
     row = np.zeros(25, dtype=np.int8)
@@ -70,6 +73,7 @@ def _build(binom, zobrist):
                             for i in range(6):
                                 counts[k, i] = c[i]
                             pips[k] = a + 2 * b + 3 * d + 4 * e + 5 * f + 6 * g
+    # Every play lowers the pips, so in this order a position's successors come before it.
     order = np.argsort(pips, kind="mergesort")
     dist = np.zeros((N_POSITIONS, MAX_ROLLS), dtype=np.float64)
     mean = np.zeros(N_POSITIONS, dtype=np.float64)
@@ -77,9 +81,14 @@ def _build(binom, zobrist):
     steps = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
     hashes = np.empty(MAX_PLAYS, dtype=np.int64)
     board = np.zeros((2, 25), dtype=np.int8)
-    dist[0, 0] = 1.0  # nothing left: done in zero rolls
-    for t in range(1, N_POSITIONS):
+    for t in range(N_POSITIONS):
         k = order[t]
+        total = 0
+        for i in range(6):
+            total += counts[k, i]
+        if total == 0 or (first_off and total < 15):
+            dist[k, 0] = 1.0  # done in zero rolls
+            continue
         board[:, :] = 0
         for i in range(6):
             board[0, i] = counts[k, i]
@@ -99,60 +108,6 @@ def _build(binom, zobrist):
                     dist[k, r + 1] += w * dist[best, r]
                 dist[k, MAX_ROLLS - 1] += w * dist[best, MAX_ROLLS - 1]
     return dist, mean
-
-
-@kernel
-def _build_gammon(binom, zobrist):
-    """P(first checker off in exactly n rolls) for every position; 0 rolls below 15 checkers."""
-    order_pips = np.zeros(N_POSITIONS, dtype=np.int64)
-    full = np.zeros(N_POSITIONS, dtype=np.bool_)
-    counts = np.zeros((N_POSITIONS, 6), dtype=np.int8)
-    row = np.zeros(25, dtype=np.int8)
-    for a in range(16):
-        for b in range(16 - a):
-            for d in range(16 - a - b):
-                for e in range(16 - a - b - d):
-                    for f in range(16 - a - b - d - e):
-                        g = 15 - a - b - d - e - f  # only full positions need the recursion
-                        row[0], row[1], row[2], row[3], row[4], row[5] = a, b, d, e, f, g
-                        k = bearoff_index(row, binom)
-                        full[k] = True
-                        for i in range(6):
-                            counts[k, i] = row[i]
-                        order_pips[k] = a + 2 * b + 3 * d + 4 * e + 5 * f + 6 * g
-    dist = np.zeros((N_POSITIONS, MAX_ROLLS), dtype=np.float64)
-    mean = np.zeros(N_POSITIONS, dtype=np.float64)
-    for k in range(N_POSITIONS):
-        if not full[k]:
-            dist[k, 0] = 1.0
-    order = np.argsort(order_pips + np.where(full, 0, 1000), kind="mergesort")
-    boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    steps = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
-    hashes = np.empty(MAX_PLAYS, dtype=np.int64)
-    board = np.zeros((2, 25), dtype=np.int8)
-    for t in range(N_POSITIONS):
-        k = order[t]
-        if not full[k]:
-            break
-        board[:, :] = 0
-        for i in range(6):
-            board[0, i] = counts[k, i]
-        for d1 in range(1, 7):
-            for d2 in range(1, d1 + 1):
-                w = (1.0 if d1 == d2 else 2.0) / 36.0
-                n = generate_into(board, d1, d2, boards, steps, hashes, zobrist)
-                best = k  # no legal play: the position stays (cannot happen at home)
-                best_mean = 1e9
-                for m in range(n):
-                    j = bearoff_index(boards[m, 0], binom)
-                    if mean[j] < best_mean:
-                        best_mean = mean[j]
-                        best = j
-                mean[k] += w * (1.0 + best_mean)
-                for r in range(MAX_ROLLS - 1):
-                    dist[k, r + 1] += w * dist[best, r]
-                dist[k, MAX_ROLLS - 1] += w * dist[best, MAX_ROLLS - 1]
-    return dist
 
 
 _TABLES: dict[str, np.ndarray] = {}
@@ -183,12 +138,12 @@ def _cached(name: str, builder) -> np.ndarray:
 
 def table() -> np.ndarray:
     """(54264, MAX_ROLLS) float64: P(all off in exactly n rolls), built once and cached on disk."""
-    return _cached("bearoff", lambda: _build(BINOM, _ZOBRIST)[0])
+    return _cached("bearoff", lambda: _build(BINOM, _ZOBRIST, False)[0])
 
 
 def gammon_table() -> np.ndarray:
     """(54264, MAX_ROLLS) float64: P(first checker off in exactly n rolls) (n = 0 below 15 checkers)."""
-    return _cached("bearoff-first-off", lambda: _build_gammon(BINOM, _ZOBRIST))
+    return _cached("bearoff-first-off", lambda: _build(BINOM, _ZOBRIST, True)[0])
 
 
 @kernel(nogil=True)
