@@ -20,7 +20,6 @@ The tables take a few seconds to build and are cached under ~/.cache/tdgammon.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 
