@@ -6,15 +6,20 @@ when each roll is played to minimise the expected number of rolls (as gnubg's on
 database). Two such distributions give the exact winning chance of a bear-off race:
 the side on roll needing n rolls wins when the other side needs at least n.
 
-Used where it is exact: both sides have every checker in their home board and have
-borne off at least one (so no gammon is possible), which is when P(win) is all there is.
-The table takes a few seconds to build and is cached under ~/.cache/tdgammon.
+A second table holds, for the positions of all 15 checkers, the distribution of the
+number of rolls needed to bear off the FIRST checker (played to minimise its expectation),
+which gives the gammon chances when a side has not yet borne off, as gnubg's does.
+
+Used whenever both sides have every checker in their home board (`both_home`): then
+P(win) and both gammons follow from the two sides' distributions, and no backgammon is
+possible. The win table is exact for play-to-finish-fastest; races where a side would
+rather play for or against the gammon differ from it by a few hundredths at most.
+The tables take a few seconds to build and are cached under ~/.cache/tdgammon.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 
@@ -45,7 +50,10 @@ def bearoff_index(row, binom):
 
 
 @kernel
-def _build(binom, zobrist):
+def _build(binom, zobrist, first_off):
+    """(dist, mean) of the rolls needed to bear off every checker or, with first_off, the
+    first one (a position below 15 checkers needs none), each roll played to minimise the
+    expected rolls."""
     counts = np.zeros((N_POSITIONS, 6), dtype=np.int8)
     pips = np.zeros(N_POSITIONS, dtype=np.int64)
     row = np.zeros(25, dtype=np.int8)
@@ -64,6 +72,7 @@ def _build(binom, zobrist):
                             for i in range(6):
                                 counts[k, i] = c[i]
                             pips[k] = a + 2 * b + 3 * d + 4 * e + 5 * f + 6 * g
+    # Every play lowers the pips, so in this order a position's successors come before it.
     order = np.argsort(pips, kind="mergesort")
     dist = np.zeros((N_POSITIONS, MAX_ROLLS), dtype=np.float64)
     mean = np.zeros(N_POSITIONS, dtype=np.float64)
@@ -71,9 +80,14 @@ def _build(binom, zobrist):
     steps = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
     hashes = np.empty(MAX_PLAYS, dtype=np.int64)
     board = np.zeros((2, 25), dtype=np.int8)
-    dist[0, 0] = 1.0  # nothing left: done in zero rolls
-    for t in range(1, N_POSITIONS):
+    for t in range(N_POSITIONS):
         k = order[t]
+        total = 0
+        for i in range(6):
+            total += counts[k, i]
+        if total == 0 or (first_off and total < 15):
+            dist[k, 0] = 1.0  # done in zero rolls
+            continue
         board[:, :] = 0
         for i in range(6):
             board[0, i] = counts[k, i]
@@ -95,40 +109,46 @@ def _build(binom, zobrist):
     return dist, mean
 
 
-def _cache_path() -> Path:
-    return cache_root() / f"bearoff-v{VERSION}.npy"
+_TABLES: dict[str, np.ndarray] = {}
 
 
-_TABLE: np.ndarray | None = None
-
-
-def table() -> np.ndarray:
-    """(54264, MAX_ROLLS) float64: P(all off in exactly n rolls), built once and cached on disk."""
-    global _TABLE
-    if _TABLE is None:
-        path = _cache_path()
+def _cached(name: str, builder) -> np.ndarray:
+    """A (54264, MAX_ROLLS) table from the disk cache, or built and saved there."""
+    if name not in _TABLES:
+        path = cache_root() / f"{name}-v{VERSION}.npy"
         try:
             loaded = np.load(path)
             if loaded.shape == (N_POSITIONS, MAX_ROLLS):
-                _TABLE = loaded
+                _TABLES[name] = loaded
         except (OSError, ValueError):
             pass
-        if _TABLE is None:
-            _TABLE, _ = _build(BINOM, _ZOBRIST)
+        if name not in _TABLES:
+            _TABLES[name] = builder()
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
                 with open(tmp, "wb") as fh:  # a file object: np.save would append ".npy" to a name
-                    np.save(fh, _TABLE)
+                    np.save(fh, _TABLES[name])
                 os.replace(tmp, path)
             except OSError:
                 pass  # a read-only home only costs the rebuild next time
-    return _TABLE
+    return _TABLES[name]
+
+
+def table() -> np.ndarray:
+    """(54264, MAX_ROLLS) float64: P(all off in exactly n rolls), built once and cached on disk."""
+    return _cached("bearoff", lambda: _build(BINOM, _ZOBRIST, False)[0])
+
+
+def gammon_table() -> np.ndarray:
+    """(54264, MAX_ROLLS) float64: P(first checker off in exactly n rolls) (n = 0 below 15 checkers)."""
+    return _cached("bearoff-first-off", lambda: _build(BINOM, _ZOBRIST, True)[0])
 
 
 @kernel(nogil=True)
 def exact_race(board):
-    """True when the database's answer is exact: all checkers home, both sides have borne off one."""
+    """True when no gammon is left and the win table alone answers: all checkers home, both
+    sides have borne off one (the stop rule of self-play and rollouts)."""
     for side in range(2):
         total = 0
         for i in range(25):
@@ -141,30 +161,69 @@ def exact_race(board):
 
 
 @kernel(nogil=True)
+def both_home(board):
+    """True when every checker of both sides is in its home board and neither has finished."""
+    for side in range(2):
+        total = 0
+        for i in range(25):
+            if i >= 6 and board[side, i] > 0:
+                return False
+            total += board[side, i]
+        if total == 0:
+            return False
+    return True
+
+
+@kernel(nogil=True)
+def _first_wins(first, second):
+    """P(the side rolling first, needing `first` rolls, is done no later than `second`'s count):
+    sum over n of first[n] * P(second >= n)."""
+    p = 0.0
+    tail = 1.0  # P(second >= n)
+    for n in range(MAX_ROLLS):
+        p += first[n] * tail
+        tail -= second[n]
+    return p
+
+
+@kernel(nogil=True)
 def race_win_probability(board, dist, binom):
-    """P(row 0 wins) for an afterstate (row 1 on roll) where exact_race(board) holds."""
+    """P(row 0 wins) for an afterstate (row 1 on roll) where both_home(board) holds."""
     mine = dist[bearoff_index(board[0], binom)]
     theirs = dist[bearoff_index(board[1], binom)]
     # Row 1 rolls first and wins when it needs no more rolls than row 0.
-    p_they_win = 0.0
-    tail = 1.0  # P(row 0 needs >= n rolls)
-    for n in range(MAX_ROLLS):
-        p_they_win += theirs[n] * tail
-        tail -= mine[n]
-    return 1.0 - p_they_win
+    return 1.0 - _first_wins(theirs, mine)
+
+
+@kernel(nogil=True)
+def home_race_probabilities(board, dist, gammon, binom, out):
+    """The five outputs, from row 0's view, of an afterstate (row 1 on roll) where both_home holds.
+
+    Row 1 wins a gammon when it finishes on its n-th roll before row 0's first checker is
+    off (row 0 needs >= n rolls for it); row 0 wins one when it finishes on its m-th roll
+    and row 1 needs more than m rolls for its first checker. No backgammon: all are home.
+    """
+    i0, i1 = bearoff_index(board[0], binom), bearoff_index(board[1], binom)
+    out[:] = 0.0
+    out[0] = 1.0 - _first_wins(dist[i1], dist[i0])
+    if gammon[i1, 0] < 1.0:  # row 1 still has all 15
+        tail = 1.0  # P(row 1's first off needs > m rolls)
+        for m in range(MAX_ROLLS):
+            tail -= gammon[i1, m]
+            out[1] += dist[i0, m] * tail
+    if gammon[i0, 0] < 1.0:
+        out[3] = _first_wins(dist[i1], gammon[i0])
 
 
 @kernel
-def patch_exact_races(afterstates, probs, dist, binom):
-    """Overwrite probs rows of exact bear-off races with the database's answer (gammons 0)."""
+def patch_home_races(afterstates, probs, dist, gammon, binom):
+    """Overwrite the probs rows of afterstates with both sides home by the databases' answer."""
     for k in range(afterstates.shape[0]):
-        if exact_race(afterstates[k]):
-            probs[k, 0] = race_win_probability(afterstates[k], dist, binom)
-            for j in range(1, 5):
-                probs[k, j] = 0.0
+        if both_home(afterstates[k]):
+            home_race_probabilities(afterstates[k], dist, gammon, binom, probs[k])
 
 
 def apply(afterstates: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """probs with every exact bear-off race replaced by its database value (in place, returned)."""
-    patch_exact_races(np.ascontiguousarray(afterstates, dtype=np.int8), probs, table(), BINOM)
+    """probs with every position of both sides home replaced by its database value (in place, returned)."""
+    patch_home_races(np.ascontiguousarray(afterstates, dtype=np.int8), probs, table(), gammon_table(), BINOM)
     return probs

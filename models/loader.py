@@ -14,7 +14,7 @@ from engine.errors import CheckpointError
 from engine.evaluator import Evaluator, RandomEvaluator
 from engine.pit.players import EvaluatorSpec, parse_evaluator_spec
 from engine.pubeval import PubevalEvaluator
-from models.paths import DEFAULT_MODEL
+from models.paths import DEFAULT_MODEL, RACE_MODEL
 
 # The builders of the named evaluators parse_evaluator_spec knows.
 EVALUATORS: dict[str, Callable[[EvaluatorSpec], Evaluator]] = {
@@ -23,8 +23,12 @@ EVALUATORS: dict[str, Callable[[EvaluatorSpec], Evaluator]] = {
 }
 
 
-def load_network(path: str | Path = DEFAULT_MODEL) -> Evaluator:
-    """The network (or ensemble) of a checkpoint as an evaluator; CheckpointError if missing or corrupt."""
+def load_network(path: str | Path = DEFAULT_MODEL, race_net: Path | None = RACE_MODEL) -> Evaluator:
+    """The network (or ensemble) of a checkpoint as an evaluator; CheckpointError if missing or corrupt.
+
+    Races go to the race net at `race_net` (engine.race.WithRaceNet) when that file exists;
+    None plays the checkpoint's own net everywhere. Both sides home: the bear-off databases.
+    """
     from models.inference import NetworkEvaluator, load_inference_net
 
     path = Path(path)
@@ -32,12 +36,18 @@ def load_network(path: str | Path = DEFAULT_MODEL) -> Evaluator:
         hint = (" (no default model: train one, or pass --model PATH or --evaluator pubeval)"
                 if path.resolve() == DEFAULT_MODEL else "")
         raise CheckpointError(f"checkpoint {path} does not exist{hint}")
-    return NetworkEvaluator(load_inference_net(path), name=path.name)
+    evaluator = NetworkEvaluator(load_inference_net(path), name=path.name)
+    if race_net is None or (Path(race_net) == RACE_MODEL and not RACE_MODEL.exists()):
+        return evaluator  # no race net shipped: the network plays races too
+    from engine.race import RaceNet, WithRaceNet
+
+    return WithRaceNet(evaluator, RaceNet.load(Path(race_net)))
 
 
-def load_evaluator(spec: str | None = None) -> Evaluator:
-    """`pubeval`, `random`, `random:SEED`, or a checkpoint path (default models/default.pt)."""
+def load_evaluator(spec: str | None = None, race_net: Path | None = RACE_MODEL) -> Evaluator:
+    """`pubeval`, `random`, `random:SEED`, or a checkpoint path (default models/default.pt),
+    a network's races answered by `race_net` (load_network)."""
     parsed = parse_evaluator_spec(spec)
     if parsed.kind == "model":
-        return load_network(DEFAULT_MODEL if parsed.path is None else parsed.path)
+        return load_network(DEFAULT_MODEL if parsed.path is None else parsed.path, race_net)
     return EVALUATORS[parsed.kind](parsed)

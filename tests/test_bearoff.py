@@ -108,7 +108,7 @@ def test_agrees_with_gnubg_bearoff_odds(tmp_path: Path) -> None:
 def test_table_is_cached_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     built = bearoff.table()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(bearoff, "_TABLE", None)
+    monkeypatch.setattr(bearoff, "_TABLES", {})
     np.save(tmp_path / "unused.npy", np.zeros(1))  # the cache folder may hold other files
     (tmp_path / "tdgammon").mkdir()
     np.save(tmp_path / "tdgammon" / f"bearoff-v{bearoff.VERSION}.npy", built)
@@ -119,7 +119,90 @@ def test_table_is_cached_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_table_writes_its_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     built = bearoff.table()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(bearoff, "_TABLE", None)
+    monkeypatch.setattr(bearoff, "_TABLES", {})
     monkeypatch.setattr(bearoff, "_build", lambda *args: (built, None))
     bearoff.table()
     assert sorted(p.name for p in (tmp_path / "tdgammon").iterdir()) == [f"bearoff-v{bearoff.VERSION}.npy"]
+
+
+def _home(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    board = np.zeros((2, 25), dtype=np.int8)
+    for side, points in enumerate((mine, theirs)):
+        for point, count in points.items():
+            board[side, point - 1] = count
+    return board
+
+
+def test_first_off_distribution_by_hand() -> None:
+    gammon = bearoff.gammon_table()
+    np.testing.assert_allclose(gammon.sum(axis=1), 1.0, atol=1e-12)
+    assert gammon[bearoff.bearoff_index(_row(p1=14), bearoff.BINOM), 0] == 1.0  # already off
+    # Fifteen on the 6-point: one checker is off in one roll with any 6 (11 rolls of 36),
+    # 5-1 and 4-2 (6/1/off, 6/2/off: 4 more), 3-3 and 2-2 (2 more); 4-4, 5-5 and the
+    # rest cannot bear off past the checkers left on the 6-point.
+    first = gammon[bearoff.bearoff_index(_row(p6=15), bearoff.BINOM)]
+    assert first[0] == 0.0 and first[1] == pytest.approx(17 / 36)
+
+
+def test_home_race_gammons() -> None:
+    dist, gammon = bearoff.table(), bearoff.gammon_table()
+    out = np.zeros(5)
+    # The mover has one checker left against fifteen on the opponent's 6-point: the opponent
+    # (on roll) cannot finish first, and stays on 15 checkers unless its first roll takes one off.
+    board = _home({1: 1}, {6: 15})
+    bearoff.home_race_probabilities(board, dist, gammon, bearoff.BINOM, out)
+    assert out[0] == pytest.approx(1.0)
+    assert out[1] == pytest.approx(1 - 17 / 36)
+    assert out[2] == out[3] == out[4] == 0.0
+    # Mirror: the opponent on roll finishes at once and the mover has all fifteen home.
+    board = _home({6: 15}, {1: 1})
+    bearoff.home_race_probabilities(board, dist, gammon, bearoff.BINOM, out)
+    np.testing.assert_allclose(out, [0, 0, 0, 1, 0], atol=1e-12)
+    # With both sides past their first checker, the gammons vanish and the win agrees.
+    board = _home({1: 1}, {6: 2})
+    bearoff.home_race_probabilities(board, dist, gammon, bearoff.BINOM, out)
+    np.testing.assert_allclose(out, [1 - 4 / 36, 0, 0, 0, 0])
+
+
+def test_apply_covers_every_both_home_position() -> None:
+    boards = np.stack([_home({1: 1}, {6: 15}), _home({6: 15}, {1: 2}), Position.start().board])
+    probs = bearoff.apply(boards, np.full((3, 5), 0.3))
+    assert probs[0, 1] == pytest.approx(1 - 17 / 36)
+    assert probs[1, 3] > 0.99
+    np.testing.assert_allclose(probs[2], 0.3)
+    assert bearoff.both_home(boards[0]) and not bearoff.exact_race(boards[0])
+
+
+@pytest.mark.gnubg
+def test_gammons_agree_with_gnubg(tmp_path: Path) -> None:
+    """With both sides home and one side still on 15 checkers, our win and gammon chances
+    agree with gnubg's bear-off evaluation to within 0.02 (its policies play to win)."""
+    rng = np.random.default_rng(5)
+    boards = []
+    while len(boards) < 12:
+        board = np.zeros((2, 25), dtype=np.int8)
+        full = int(rng.integers(0, 2))
+        for side in range(2):
+            for _ in range(15 if side == full else int(rng.integers(1, 6))):
+                board[side, int(rng.integers(0, 6))] += 1
+        boards.append(board)
+    ids = [Position(b).swap().id for b in boards]
+    script = tmp_path / "odds.py"
+    script.write_text(
+        "import gnubg\n"
+        "gnubg.command('new session')\n"
+        "context = {'cubeful': 0, 'plies': 0, 'deterministic': 1, 'noise': 0.0}\n"
+        f"for pid in {ids!r}:\n"
+        "    p = gnubg.evaluate(gnubg.positionfromid(pid), gnubg.cubeinfo(), context)\n"
+        "    print('P', pid, p[0], p[1], p[3])\n")
+    out = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True,
+                         timeout=120).stdout
+    theirs = {line.split()[1]: [float(v) for v in line.split()[2:]] for line in out.splitlines()
+              if line.startswith("P ")}
+    assert len(theirs) == len(ids), out
+    mine = bearoff.apply(np.stack(boards), np.zeros((len(boards), 5)))
+    for ours, pid in zip(mine, ids):
+        win, win_gammon, lose_gammon = theirs[pid]  # the side on roll's view: our row 1
+        assert 1.0 - ours[0] == pytest.approx(win, abs=0.02), pid
+        assert ours[3] == pytest.approx(win_gammon, abs=0.02), pid
+        assert ours[1] == pytest.approx(lose_gammon, abs=0.02), pid

@@ -1,0 +1,74 @@
+"""scripts/lab/decision_set.py: the stored, gnubg-judged decisions and the error table on them."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.notation import play_list
+from engine.pit.harness import SearchPlayer
+from engine.position import Position
+from engine.pubeval import PubevalEvaluator
+from engine.search import rank_plays
+from scripts.lab import decision_set
+from scripts.lab.decision_set import DEFAULT_SET, Decision, load_set, losses
+
+
+def _decision(position: Position, dice: tuple[int, int], favourite: int) -> Decision:
+    """Every play worth 0 but the `favourite`-th legal play, worth 0.5."""
+    plays = play_list(position, dice)
+    worth = {plays[k].after.id: (0.5 if k == favourite else 0.0) for k in range(len(plays))}
+    return Decision(position, dice, "test", worth, {k: 2 for k in worth})
+
+
+def test_decision_round_trips_through_json() -> None:
+    d = _decision(Position.start(), (3, 1), 0)
+    back = Decision.from_json(d.to_json())
+    assert back.position == d.position and back.dice == d.dice and back.worth == d.worth
+    assert back.phase == "contact" and back.best == 0.5
+
+
+def test_losses_are_the_judges_best_minus_the_play() -> None:
+    position, dice = Position.start(), (6, 4)
+    player = SearchPlayer(PubevalEvaluator(), 1)
+    mine = [r.afterstate for r in rank_plays(position.board, dice, PubevalEvaluator(), 1)][0]
+    plays = play_list(position, dice)
+    chosen = next(k for k in range(len(plays)) if np.array_equal(plays[k].after.board, mine))
+    other = (chosen + 1) % len(plays)
+    loss = losses(player, [_decision(position, dice, chosen), _decision(position, dice, other)])
+    np.testing.assert_allclose(loss, [0.0, 0.5])
+
+
+def test_score_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    race = np.zeros((2, 25), dtype=np.int8)
+    race[0, 12], race[1, 9] = 15, 15
+    path = tmp_path / "set.jsonl.gz"
+    with gzip.open(path, "wt") as fh:
+        for d in (_decision(Position.start(), (3, 1), 0), _decision(Position(race), (5, 2), 0)):
+            fh.write(d.to_json() + "\n")
+    assert decision_set.main(["score", "pubeval@1", "--set", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "| player | all (2) | contact (1) | race (1) |" in out
+    assert out.splitlines()[-1].startswith("| pubeval@1 | ")
+
+
+def test_bad_set_is_one_line_and_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert decision_set.main(["pubeval", "--set", str(tmp_path / "missing.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot read the decision set" in err
+
+
+def test_the_stored_set() -> None:
+    """At least 1,500 decisions, both phases well represented, every legal play valued."""
+    decisions = load_set(DEFAULT_SET)
+    assert len(decisions) >= 1500
+    phases = [d.phase for d in decisions]
+    assert phases.count("race") >= 300 and phases.count("contact") >= 1000
+    assert {d.source for d in decisions} == {"gnubg", "tdgammon"}
+    for d in decisions:
+        assert {p.after.id for p in play_list(d.position, d.dice)} == set(d.worth)
+        assert max(d.plies.values()) in (-1, 2)
+    assert DEFAULT_SET.stat().st_size < 2_000_000
