@@ -14,11 +14,13 @@ The table takes a few seconds to build and is cached under ~/.cache/tdgammon.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 
-from engine.cache import cache_root, kernel
+from engine.cache import cache_root, kernel, kernels_compiled
 from engine.movegen import _ZOBRIST, MAX_PLAYS, generate_into
 
 N_POSITIONS = 54_264
@@ -102,17 +104,25 @@ def _cache_path() -> Path:
 _TABLE: np.ndarray | None = None
 
 
+def _load(path: Path) -> np.ndarray | None:
+    try:
+        loaded = np.load(path)
+    except (OSError, ValueError):
+        return None
+    return loaded if loaded.shape == (N_POSITIONS, MAX_ROLLS) else None
+
+
 def table() -> np.ndarray:
     """(54264, MAX_ROLLS) float64: P(all off in exactly n rolls), built once and cached on disk."""
     global _TABLE
     if _TABLE is None:
         path = _cache_path()
-        try:
-            loaded = np.load(path)
-            if loaded.shape == (N_POSITIONS, MAX_ROLLS):
-                _TABLE = loaded
-        except (OSError, ValueError):
-            pass
+        _TABLE = _load(path)
+        if _TABLE is None and not kernels_compiled():
+            # Interpreted, the build would take minutes: a compiled process builds and saves it.
+            subprocess.run([sys.executable, "-c", "from engine.bearoff import table; table()"],
+                           cwd=Path(__file__).resolve().parents[1], check=False)
+            _TABLE = _load(path)
         if _TABLE is None:
             _TABLE, _ = _build(BINOM, _ZOBRIST)
             try:

@@ -12,7 +12,6 @@ import time
 
 import numpy as np
 
-from engine.position import decode_position_id
 from scripts.bench.common import add_model_argument, bench_evaluator, oracle_records
 
 
@@ -25,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def oracle_afterstates() -> np.ndarray:
     """Every afterstate of the gnubg oracle, (83208, 2, 25) int8."""
+    from engine.position import decode_position_id
+
     return np.stack([decode_position_id(a) for r in oracle_records() for a in r["afterstates"]])
 
 

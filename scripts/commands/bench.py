@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
+# Each module imports what it times inside run(): the parser imports them all.
 BENCHES = ("movegen", "selfplay", "eval", "search", "teacher", "actors", "rollout")
 
 
