@@ -76,17 +76,18 @@ _interpreted = False
 _declared = 0
 
 
-def interpret_kernels() -> None:
-    """Run every kernel as plain Python, without numba, in this process.
+def interpret_kernels() -> bool:
+    """Run every kernel as plain Python, without numba, in this process; True if it does.
 
-    For a one-shot command whose work is smaller than loading compiled code. Call it
-    before the first kernel is declared (before importing a module that declares one):
-    a compiled kernel cannot call a Python one. RuntimeError if too late.
+    For a one-shot command whose work is smaller than loading compiled code. It must come
+    before the first kernel is declared (before importing a module that declares one): a
+    compiled kernel cannot call a Python one, so after that it changes nothing (False).
     """
     global _interpreted
     if _declared and not _interpreted:
-        raise RuntimeError("interpret_kernels() after a kernel was compiled")
+        return False
     _interpreted = True
+    return True
 
 
 def kernels_compiled() -> bool:

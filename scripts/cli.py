@@ -12,8 +12,9 @@ An unexpected exception is a bug: one line `internal error` and exit status 1
 Start-up is part of every command's answer time, so building the parser imports no
 command's dependencies (no numba, torch, fastapi: each command imports them when it
 runs), and a command whose work is small (one position at 1-ply) sets `small(args)`:
-it then runs its kernels as plain Python (engine.cache.interpret_kernels), which costs
-less than loading compiled ones.
+started from the command line, it then runs its kernels as plain Python
+(engine.cache.interpret_kernels), which costs less than loading compiled ones
+(TDGAMMON_COMPILED=1 keeps them compiled).
 """
 
 from __future__ import annotations
@@ -85,13 +86,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command. With argv None (the process is the command) a small command may
+    switch the process to interpreted kernels; a caller passing argv keeps its own mode."""
     with warnings.catch_warnings():
         if not os.environ.get("TDGAMMON_WARNINGS"):
             warnings.simplefilter("ignore")
-        return _main(argv)
+        return _main(argv, from_command_line=argv is None)
 
 
-def _main(argv: list[str] | None) -> int:
+def _main(argv: list[str] | None, from_command_line: bool = False) -> int:
     parser = build_parser()
     try:
         args, extra = parser.parse_known_args(argv)
@@ -100,7 +103,7 @@ def _main(argv: list[str] | None) -> int:
     except SystemExit as exit_:   # --help (0) or a usage error (2, its one line printed)
         return exit_.code if isinstance(exit_.code, int) else 2
     small = getattr(args, "small", None)
-    if small is not None and small(args) and not os.environ.get("TDGAMMON_COMPILED"):
+    if from_command_line and small is not None and small(args) and not os.environ.get("TDGAMMON_COMPILED"):
         from engine.cache import interpret_kernels
 
         interpret_kernels()
