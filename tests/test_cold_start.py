@@ -80,3 +80,12 @@ def test_compiled_kernels_load_from_the_cache_in_the_next_process(tmp_path: Path
     second = _python(code, env).split()
     assert first == ["0", "1"]    # compiled and saved
     assert second == ["1", "0"]   # loaded, not compiled
+
+
+def test_the_web_game_loads_its_kernels_before_serving() -> None:
+    from engine import search
+    from models import inference
+    from scripts.webapp.computer import load_game_evaluator, warm_up
+
+    warm_up(load_game_evaluator(None))
+    assert search._expand.signatures and inference._forward.signatures

@@ -67,3 +67,14 @@ class ComputerPlayer:
     def accepts(self, board: np.ndarray, cube: CubeInfo) -> bool:
         """Take a double? board and cube from the DOUBLER's view (the doubler on roll)."""
         return self.cube.accepts(Position(board), cube)
+
+
+def warm_up(evaluator: Evaluator) -> None:
+    """Play one move and one cube decision at every level, so that the kernels are loaded
+    (compiled on a first run) before the server answers: the first game's first computer
+    move then takes as long as the later ones."""
+    board = Position.start().board
+    for level in LEVELS:
+        player = ComputerPlayer(evaluator, level, random.Random(0))
+        player.choose(board, 3, 1)
+        player.should_double(board, CubeInfo())
