@@ -20,10 +20,13 @@ The tables take a few seconds to build and are cached under ~/.cache/tdgammon.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 
-from engine.cache import cache_root, kernel
+from engine.cache import cache_root, kernel, kernels_compiled
 from engine.movegen import _ZOBRIST, MAX_PLAYS, generate_into
 
 N_POSITIONS = 54_264
@@ -112,17 +115,27 @@ def _build(binom, zobrist, first_off):
 _TABLES: dict[str, np.ndarray] = {}
 
 
+def _load(path: Path) -> np.ndarray | None:
+    try:
+        loaded = np.load(path)
+    except (OSError, ValueError):
+        return None
+    return loaded if loaded.shape == (N_POSITIONS, MAX_ROLLS) else None
+
+
 def _cached(name: str, builder) -> np.ndarray:
     """A (54264, MAX_ROLLS) table from the disk cache, or built and saved there."""
     if name not in _TABLES:
         path = cache_root() / f"{name}-v{VERSION}.npy"
-        try:
-            loaded = np.load(path)
-            if loaded.shape == (N_POSITIONS, MAX_ROLLS):
-                _TABLES[name] = loaded
-        except (OSError, ValueError):
-            pass
-        if name not in _TABLES:
+        loaded = _load(path)
+        if loaded is None and not kernels_compiled():
+            # Interpreted, the build would take minutes: a compiled process builds and saves the tables.
+            subprocess.run([sys.executable, "-c", "import engine.bearoff as b; b.table(); b.gammon_table()"],
+                           cwd=Path(__file__).resolve().parents[1], check=False)
+            loaded = _load(path)
+        if loaded is not None:
+            _TABLES[name] = loaded
+        else:
             _TABLES[name] = builder()
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)

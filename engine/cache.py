@@ -1,4 +1,5 @@
-"""Where tdgammon keeps what it can rebuild: the bear-off table and numba's compiled kernels.
+"""Where tdgammon keeps what it can rebuild: the bear-off table, numba's compiled kernels
+and the tables kernels read.
 
 Numba checks a cached kernel only against its own file's timestamp, so a kernel calling a
 function from another module that has since changed would run stale machine code. Every
@@ -6,7 +7,13 @@ kernel is therefore declared with `kernel` instead of `numba.njit`, which caches
 directory named for a hash of the sources it may call: engine/ and the package that
 defines it. Any edit there starts a fresh cache, and a checkout never runs old code.
 Nothing happens on import: the directory is made, and old ones pruned, when the first
-kernel of a package is declared.
+kernel of a package is declared. Several checkouts share the cache, so only versions
+unused for KEEP_UNUSED_SECONDS are pruned, never one another's working set.
+
+Loading compiled kernels costs a process about half a second of CPU (numba itself, its
+registries, the first cached library), more than a one-shot command's work: ranking the
+plays of one roll. `interpret_kernels()` makes every kernel a plain Python function
+instead, for such a command; numba is then never imported.
 """
 
 from __future__ import annotations
@@ -15,12 +22,14 @@ import hashlib
 import os
 import shutil
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numba
+import numpy as np
 
-KEPT_KERNEL_CACHES = 6  # older source versions' caches beyond this many are deleted
+KEPT_KERNEL_CACHES = 6  # of the caches unused for KEEP_UNUSED_SECONDS, this many newest stay
+KEEP_UNUSED_SECONDS = 7 * 24 * 3600  # a cache used this recently is never pruned
 ENGINE_DIR = Path(__file__).resolve().parent
 
 
@@ -47,17 +56,43 @@ def kernel_cache_dir(dirs: tuple[Path, ...] = (ENGINE_DIR,)) -> Path:
 
 
 def prepare_cache_dir(directory: Path) -> bool:
-    """Make `directory` and delete all but the KEPT_KERNEL_CACHES most recently used
-    siblings (each edit of the sources makes a new one of a few MB); False if unwritable."""
+    """Make `directory` and prune its siblings (each edit of the sources makes a new one of a
+    few MB): of those unused for KEEP_UNUSED_SECONDS, all but the KEPT_KERNEL_CACHES newest
+    go. Another checkout's caches in use stay. False if unwritable."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
         os.utime(directory)
-        versions = sorted(directory.parent.glob("tdgammon-*"), key=lambda d: d.stat().st_mtime, reverse=True)
+        used = {d: d.stat().st_mtime for d in directory.parent.glob("tdgammon-*")}
     except OSError:
         return False
-    for stale in versions[KEPT_KERNEL_CACHES:]:
+    horizon = time.time() - KEEP_UNUSED_SECONDS
+    idle = sorted((d for d, t in used.items() if t < horizon), key=used.get, reverse=True)
+    for stale in idle[KEPT_KERNEL_CACHES:]:
         shutil.rmtree(stale, ignore_errors=True)
     return True
+
+
+_interpreted = False
+_declared = 0
+
+
+def interpret_kernels() -> bool:
+    """Run every kernel as plain Python, without numba, in this process; True if it does.
+
+    For a one-shot command whose work is smaller than loading compiled code. It must come
+    before the first kernel is declared (before importing a module that declares one): a
+    compiled kernel cannot call a Python one, so after that it changes nothing (False).
+    """
+    global _interpreted
+    if _declared and not _interpreted:
+        return False
+    _interpreted = True
+    return True
+
+
+def kernels_compiled() -> bool:
+    """False after interpret_kernels(): callers with a numpy path of their own take it."""
+    return not _interpreted
 
 
 _prepared: dict[tuple[Path, ...], Path | None] = {}
@@ -79,6 +114,12 @@ def kernel(func: Callable | None = None, /, **options) -> Callable:
     decoration only; an unwritable cache falls back to numba's own (__pycache__).
     """
     def decorate(f: Callable) -> Callable:
+        global _declared
+        _declared += 1
+        if _interpreted:
+            return f
+        import numba  # here, not at import: an interpreted process never loads it
+
         directory = _cache_dir_for(f)
         saved = numba.config.CACHE_DIR
         if directory is not None:
@@ -88,3 +129,27 @@ def kernel(func: Callable | None = None, /, **options) -> Callable:
         finally:
             numba.config.CACHE_DIR = saved
     return decorate(func) if func is not None else decorate
+
+
+def cached_table(name: str, build: Callable[[], np.ndarray]) -> np.ndarray:
+    """build(), kept on disk beside the kernels of the engine's sources it was built from.
+
+    For a table the kernels read that costs more to build than to load (numba freezes it
+    into the compiled code, so it must be there at import). Rebuilt after any edit of
+    engine/; a read-only cache only costs the build.
+    """
+    path = kernel_cache_dir() / f"{name}.npy"
+    try:
+        return np.load(path)
+    except (OSError, ValueError):
+        pass
+    table = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            np.save(fh, table)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return table

@@ -48,7 +48,7 @@ require.
 from __future__ import annotations
 
 import numpy as np
-from engine.cache import kernel
+from engine.cache import cached_table, kernel
 
 # Bump when any value below changes meaning; checkpoints of feature nets store it.
 FEATURES_VERSION = 3
@@ -289,7 +289,7 @@ def _escape_table():
     return table
 
 
-ESCAPE_TABLE = _escape_table()
+ESCAPE_TABLE = cached_table(f"escape-table-v{FEATURES_VERSION}", _escape_table)
 
 
 @kernel(nogil=True)

@@ -11,6 +11,8 @@ plays them. Why a kernel of its own rather than torch:
   engines do; it is recomputed from scratch every REFRESH boards so rounding never drifts.
 - An ensemble's members are fused: one accumulator of members x hidden units.
 - The hidden sigmoid is a polynomial exp that vectorises; outputs agree with torch to 1e-5.
+- When the process interprets its kernels (engine.cache.interpret_kernels: a one-shot
+  command), the same net runs as numpy products over the encoded inputs instead.
 
 An InferenceNet is saved as .npz in the cache folder under the SHA-256 of the checkpoint
 it came from, so a command can load it without importing torch.
@@ -27,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from engine import bearoff
-from engine.cache import cache_root, kernel
-from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill
+from engine.cache import cache_root, kernel, kernels_compiled
+from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode
 from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
 from engine.features import write_features
 
@@ -154,9 +156,19 @@ class InferenceNet:
     def forward(self, boards: np.ndarray) -> np.ndarray:
         """(n, 2, 25) int8 afterstates -> (n, 5) float32 raw network outputs."""
         boards = np.ascontiguousarray(boards, dtype=np.int8)
+        if not kernels_compiled():
+            return self._forward_numpy(boards)
         out = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
         _forward(boards, self.w1, self.b1, self.w2t, self.b2, out)
         return out
+
+    def _forward_numpy(self, boards: np.ndarray) -> np.ndarray:
+        """forward as dense numpy products: for a few boards in a process without numba."""
+        x = encode(boards, self.features)[:, :self.w1.shape[0]].astype(np.float32)
+        hidden = 1.0 / (1.0 + np.exp(-(x @ self.w1 + self.b1)))
+        hidden = hidden.reshape(len(boards), self.members, -1)
+        z = np.einsum("nmh,moh->nmo", hidden, self.w2t) + self.b2
+        return (1.0 / (1.0 + np.exp(-z))).mean(axis=1).astype(np.float32)
 
     def digest(self) -> str:
         """SHA-256 of the weights, stored beside them so a damaged copy is never played."""

@@ -8,6 +8,13 @@ one line and the input it echoes is cut to ECHO_LIMIT characters (`one_line`). W
 (torch's, numpy's) are not printed: they would come before, and bury, that one line.
 An unexpected exception is a bug: one line `internal error` and exit status 1
 (TDGAMMON_TRACEBACK=1 shows the traceback).
+
+Start-up is part of every command's answer time, so building the parser imports no
+command's dependencies (no numba, torch, fastapi: each command imports them when it
+runs), and a command whose work is small (one position at 1-ply) sets `small(args)`:
+started from the command line, it then runs its kernels as plain Python
+(engine.cache.interpret_kernels), which costs less than loading compiled ones
+(TDGAMMON_COMPILED=1 keeps them compiled).
 """
 
 from __future__ import annotations
@@ -26,6 +33,12 @@ ECHO_LIMIT = 60
 LINE_LIMIT = 400
 """Longest error line as a whole."""
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.){%d,}'|\"(?:[^\"\\]|\\.){%d,}\"" % (ECHO_LIMIT + 1, ECHO_LIMIT + 1))
+
+MAX_PLY = 3
+"""The deepest search the commands offer (engine.search.MAX_PLY, kept here so the parser
+does not import the search)."""
+EVALUATOR_NAMES = ("pubeval", "random")
+"""The built-in evaluators (models.loader.EVALUATORS), for the same reason."""
 
 COMMANDS = ("bench", "eval", "hint", "train", "recipe", "moves", "show", "play", "pit", "serve", "rollout")
 
@@ -73,13 +86,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command. With argv None (the process is the command) a small command may
+    switch the process to interpreted kernels; a caller passing argv keeps its own mode."""
     with warnings.catch_warnings():
         if not os.environ.get("TDGAMMON_WARNINGS"):
             warnings.simplefilter("ignore")
-        return _main(argv)
+        return _main(argv, from_command_line=argv is None)
 
 
-def _main(argv: list[str] | None) -> int:
+def _main(argv: list[str] | None, from_command_line: bool = False) -> int:
     parser = build_parser()
     try:
         args, extra = parser.parse_known_args(argv)
@@ -87,6 +102,11 @@ def _main(argv: list[str] | None) -> int:
             args._commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exit_:   # --help (0) or a usage error (2, its one line printed)
         return exit_.code if isinstance(exit_.code, int) else 2
+    small = getattr(args, "small", None)
+    if from_command_line and small is not None and small(args) and not os.environ.get("TDGAMMON_COMPILED"):
+        from engine.cache import interpret_kernels
+
+        interpret_kernels()
     try:
         result = args.func(args)
     except TdgammonError as err:

@@ -15,8 +15,30 @@ from scripts.cli import main
     ["search", "--positions", "5"],
     ["search", "--positions", "2", "--ply", "3"],
     ["teacher", "--positions", "4"],
+    ["cold", "--runs", "1"],
 ])
 def test_bench_prints_its_figure(argv, capsys):
     assert main(["bench", *argv]) in (0, None)
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert re.fullmatch(rf"{argv[0]}: [0-9.]+ .+", last), last
+
+
+@pytest.mark.gnubg
+@pytest.mark.slow
+def test_bench_eval_vs_gnubg_ends_on_the_ratio(capsys):
+    assert main(["bench", "eval", "--repeat", "1", "--vs-gnubg"]) in (0, None)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert re.fullmatch(r"eval: [0-9]+ positions/s", lines[-3])
+    assert re.fullmatch(r"eval vs gnubg: [0-9.]+ \(ours [0-9]+ / gnubg [0-9]+ positions/s\)", lines[-1])
+
+
+def test_bench_eval_without_gnubg_says_so(capsys, monkeypatch):
+    import scripts.bench.eval as bench_eval
+
+    monkeypatch.setattr(bench_eval, "gnubg_binary", lambda: None)
+    every = bench_eval.oracle_afterstates
+    monkeypatch.setattr(bench_eval, "oracle_afterstates", lambda: every()[:512])
+    assert main(["bench", "eval", "--repeat", "1", "--vs-gnubg", "--chunk", "256"]) in (0, None)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-2] == "gnubg is not installed: ours only"
+    assert re.fullmatch(r"eval: [0-9]+ positions/s", lines[-1])

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 from models.paths import DEFAULT_MODEL
 
+GNUBG = "/usr/games/gnubg"  # engine.gnubg.process.GNUBG, without loading the engine
 ORACLE = Path(__file__).resolve().parents[2] / "tests" / "data" / "gnubg-legal-moves.jsonl"
 
 
@@ -38,3 +42,18 @@ def bench_evaluator(model: str | None, hidden: int = 80) -> tuple[Any, str]:
         return NetworkEvaluator(load_play_net(path)), str(path)
     torch.manual_seed(0)
     return NetworkEvaluator(TDNet(hidden)), f"random TDNet({hidden})"
+
+
+def gnubg_binary() -> str | None:
+    """gnubg's path, or None when it is not installed."""
+    return shutil.which(GNUBG) or shutil.which("gnubg")
+
+
+def gnubg_calibrate(evaluations: int = 1000) -> float:
+    """gnubg's own static evaluations per second on one thread (its `calibrate` command)."""
+    out = subprocess.run([gnubg_binary(), "-t", "-q"], input=f"set threads 1\ncalibrate {evaluations}\n",
+                         capture_output=True, text=True, timeout=600).stdout
+    match = re.search(r"Calibration result: ([\d.]+) static evaluations/second", out)
+    if match is None:
+        raise RuntimeError("gnubg's calibrate printed no result")
+    return float(match.group(1))

@@ -2,7 +2,10 @@
 
 Uses models/default.pt when it exists (or --model PATH), else a randomly initialised
 TDNet of --hidden units: the speed does not depend on the weights. The afterstates go
-through NetworkEvaluator.evaluate in chunks of --chunk; warm-up is excluded.
+through NetworkEvaluator.evaluate in chunks of --chunk; warm-up is excluded. With
+--vs-gnubg, gnubg's `calibrate` (its static evaluations/s, one thread) runs right after,
+and the last line is the ratio ours / gnubg's: the machine's speed moves between hours,
+so only figures measured in the same minutes compare.
 """
 
 from __future__ import annotations
@@ -12,8 +15,7 @@ import time
 
 import numpy as np
 
-from engine.position import decode_position_id
-from scripts.bench.common import add_model_argument, bench_evaluator, oracle_records
+from scripts.bench.common import add_model_argument, bench_evaluator, gnubg_binary, gnubg_calibrate, oracle_records
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,10 +23,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hidden", type=int, default=80, help="hidden units of the random net (default 80)")
     parser.add_argument("--chunk", type=int, default=4096, help="positions per evaluator call (default 4096)")
     parser.add_argument("--repeat", type=int, default=10, help="passes over the oracle afterstates (default 10)")
+    parser.add_argument("--vs-gnubg", action="store_true",
+                        help="then time gnubg's calibrate on one thread and print the ratio")
 
 
 def oracle_afterstates() -> np.ndarray:
     """Every afterstate of the gnubg oracle, (83208, 2, 25) int8."""
+    from engine.position import decode_position_id
+
     return np.stack([decode_position_id(a) for r in oracle_records() for a in r["afterstates"]])
 
 
@@ -40,4 +46,12 @@ def run(args: argparse.Namespace) -> None:
     elapsed = time.perf_counter() - start
     total = len(boards) * args.repeat
     print(f"{label}, 1 thread, chunks of {chunk}: {total} positions in {elapsed:.2f} s")
-    print(f"eval: {total / elapsed:.0f} positions/s")
+    ours = total / elapsed
+    if args.vs_gnubg and gnubg_binary() is None:
+        print("gnubg is not installed: ours only")
+    print(f"eval: {ours:.0f} positions/s")
+    if not args.vs_gnubg or gnubg_binary() is None:
+        return
+    theirs = gnubg_calibrate()
+    print(f"gnubg calibrate, 1 thread: {theirs:.0f} static evaluations/s")
+    print(f"eval vs gnubg: {ours / theirs:.2f} (ours {ours:.0f} / gnubg {theirs:.0f} positions/s)")

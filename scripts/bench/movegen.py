@@ -9,20 +9,8 @@ import argparse
 import time
 
 import numpy as np
-from numba import njit
 
-from engine.movegen import _ZOBRIST, PlayBuffers, generate_into
-from engine.position import decode_position_id
 from scripts.bench.common import oracle_records
-
-
-@njit(cache=True)
-def _generate_all(boards, dice, buf_boards, buf_steps, buf_hash, zobrist):
-    total = 0
-    for k in range(boards.shape[0]):
-        total += generate_into(boards[k], dice[k, 0], dice[k, 1], buf_boards, buf_steps,
-                               buf_hash, zobrist)
-    return total
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +18,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from engine.movegen import _ZOBRIST, PlayBuffers
+    from engine.position import decode_position_id
+    from scripts.bench.kernels import generate_all as _generate_all
+
     records = oracle_records()
     boards = np.stack([decode_position_id(r["position"]) for r in records])
     dice = np.array([r["dice"] for r in records], dtype=np.int64)

@@ -11,9 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from engine.position import Position
-from engine.rollout.core import RolloutSettings
-from engine.rollout.runner import LocalBackend, rollout_position
+START_ID = "4HPwATDgc/ABMA"  # the opening position (engine.position.Position.start().id)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,15 +21,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vs-gnubg", action="store_true", help="also time gnubg's 0-ply rollout, one thread")
     parser.add_argument("--workers", type=int, default=0, help="also time N local worker processes")
     parser.add_argument("--ray", type=int, default=0, help="also time a local Ray cluster of N CPUs")
-    parser.add_argument("--position", default=Position.start().id, help="Position ID (default the opening)")
+    parser.add_argument("--position", default=START_ID, help="Position ID (default the opening)")
 
 
 def _time(board, backend, settings) -> tuple[float, object]:
+    from engine.rollout.runner import rollout_position
+
     res = rollout_position(board, backend, settings)
     return res.seconds, res.summary
 
 
 def run(args: argparse.Namespace) -> None:
+    from engine.position import Position
+    from engine.rollout.core import RolloutSettings
+    from engine.rollout.runner import LocalBackend, rollout_position
     from scripts.commands.rollout import EvaluatorLoader
 
     loader = EvaluatorLoader(args.model, threads=1)

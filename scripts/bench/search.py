@@ -13,9 +13,8 @@ import time
 
 import numpy as np
 
-from engine.position import decode_position_id
-from engine.search import MAX_PLY, MoveFilter, rank_plays
 from scripts.bench.common import add_model_argument, bench_evaluator, oracle_records
+from scripts.cli import MAX_PLY
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from engine.position import decode_position_id
+    from engine.search import MoveFilter, rank_plays
+
     evaluator, label = bench_evaluator(args.model)
     records = [r for r in oracle_records() if r["afterstates"]]
     if 0 < args.positions < len(records):

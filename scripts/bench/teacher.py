@@ -13,10 +13,7 @@ import time
 
 import numpy as np
 
-from engine.position import decode_position_id
-from engine.search import roll_average
 from scripts.bench.common import add_model_argument, bench_evaluator, oracle_records
-from training.distill import TARGET_BATCH
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from engine.position import decode_position_id
+    from engine.search import roll_average
+    from training.distill import TARGET_BATCH  # torch: only when the benchmark runs
+
     evaluator, label = bench_evaluator(args.model)
     ids = sorted({r["position"] for r in oracle_records()})
     boards = np.stack([decode_position_id(p) for p in ids[:max(1, args.positions)]])

@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import re
 
-from engine.cube.equity import CENTRE, CUBE_MAX_PLY, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision_at_ply, cube_efficiency
-from engine.errors import CubeError
-from engine.evaluator import Evaluator
-from engine.formats.matchid import CENTRED, MatchState, decode_match_id, encode_match_id
-from engine.position import Position
+from typing import TYPE_CHECKING
 
-OWNER_CHOICES = {"centre": CENTRE, "center": CENTRE, "me": ME_OWNS, "opponent": OPP_OWNS}
+from engine.errors import CubeError
+from engine.formats.matchid import CENTRED, MatchState, decode_match_id, encode_match_id
+
+if TYPE_CHECKING:  # engine.cube.equity loads the search: imported where it is used
+    from engine.cube.equity import CubeInfo
+    from engine.evaluator import Evaluator
+    from engine.position import Position
 
 ME_PLAYER = 1
 """gnubg's player number for the side on roll when we write a Match ID without one given."""
@@ -68,15 +70,20 @@ def cube_from_args(args: argparse.Namespace) -> tuple[CubeInfo, int]:
         raise CubeError("--score and --crawford need --match N")
     if args.match is not None and args.match < 1:
         raise CubeError(f"--match must be at least 1, got {args.match}")
+    from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo
+
+    owners = {"centre": CENTRE, "center": CENTRE, "me": ME_OWNS, "opponent": OPP_OWNS}
     score = _parse_score(args.score) if args.score is not None else (0, 0)
     cube = CubeInfo(value=1 if args.cube is None else args.cube,
-                    owner=OWNER_CHOICES[args.owner or "centre"], jacoby=args.jacoby, beavers=args.beavers,
+                    owner=owners[args.owner or "centre"], jacoby=args.jacoby, beavers=args.beavers,
                     match_length=args.match or 0, score=score, crawford=args.crawford)
     return cube, ME_PLAYER
 
 
 def cube_from_match_state(state: MatchState) -> tuple[CubeInfo, int]:
     """A decoded Match ID seen from its player on roll."""
+    from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo
+
     me = state.on_roll
     if state.cube_owner == CENTRED:
         owner = CENTRE
@@ -91,6 +98,8 @@ def cube_from_match_state(state: MatchState) -> tuple[CubeInfo, int]:
 
 def match_id_for(cube: CubeInfo, me: int) -> str:
     """The gnubg Match ID of these settings, before the roll of player `me`."""
+    from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS
+
     owner = {CENTRE: CENTRED, ME_OWNS: me, OPP_OWNS: 1 - me}[cube.owner]
     score = [0, 0]
     score[me], score[1 - me] = cube.score
@@ -101,6 +110,8 @@ def match_id_for(cube: CubeInfo, me: int) -> str:
 
 def describe(cube: CubeInfo) -> str:
     """One line: the kind of play and the cube."""
+    from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS
+
     owner = {CENTRE: "centred", ME_OWNS: "owned by the side on roll", OPP_OWNS: "owned by the opponent"}[cube.owner]
     if cube.is_money:
         rules = f"Jacoby {'on' if cube.jacoby else 'off'}, beavers {'on' if cube.beavers else 'off'}"
@@ -115,6 +126,8 @@ def cube_report(position: Position, evaluator: Evaluator, ply: int, cube: CubeIn
     """The JSON-ready `cube` object: no_double, double_take, double_pass (normalised to the
     current cube), action (gnubg's words), plus the decision's details and the Match ID.
     """
+    from engine.cube.equity import CUBE_MAX_PLY, cube_decision_at_ply, cube_efficiency
+
     board = position.board
     out = cube_decision_at_ply(board, evaluator, cube, ply).as_dict()
     out["ply"] = min(ply, CUBE_MAX_PLY)

@@ -10,12 +10,15 @@ import argparse
 import json
 import sys
 
+from typing import TYPE_CHECKING
+
 from engine.errors import TdgammonError
-from engine.evaluator import Evaluator, equity
-from engine.position import Position
-from engine.search import evaluate_position
 from scripts.commands.cube_options import add_cube_arguments, cube_from_args, cube_options_given, cube_report, format_cube
-from scripts.commands.options import add_evaluator_arguments, evaluator_from_args, read_batch
+from scripts.commands.options import add_evaluator_arguments, evaluator_from_args, one_position_at_1ply, read_batch
+
+if TYPE_CHECKING:
+    from engine.evaluator import Evaluator
+    from engine.position import Position
 
 PROB_NAMES = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")
 
@@ -28,11 +31,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID (omit with --batch)")
     add_evaluator_arguments(parser)
     add_cube_arguments(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, small=one_position_at_1ply)
 
 
 def parse_line(line: str) -> Position:
     """A batch line: one Position ID."""
+    from engine.position import Position
+
     fields = line.split()
     if len(fields) != 1:
         raise TdgammonError(f"expected one Position ID, got {line.strip()!r}")
@@ -41,6 +46,9 @@ def parse_line(line: str) -> Position:
 
 def evaluate_record(position: Position, evaluator: Evaluator, ply: int) -> dict:
     """{"position", "probs", "equity"} for one position, JSON-ready."""
+    from engine.evaluator import equity
+    from engine.search import evaluate_position
+
     probs = evaluate_position(position.board, evaluator, ply)
     return {"position": position.id, "probs": [round(float(p), 6) for p in probs],
             "equity": round(float(equity(probs)), 6)}
@@ -70,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.position is None:
         raise TdgammonError("a POSITION_ID is required (or --batch to read them from stdin)")
+    from engine.position import Position
+
     position = Position.from_id(args.position)
     evaluator = evaluator_from_args(args)
     record = evaluate_record(position, evaluator, args.ply)

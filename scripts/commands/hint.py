@@ -6,13 +6,14 @@ import argparse
 import json
 import sys
 
-from engine.dice import parse_dice
+from typing import TYPE_CHECKING
+
 from engine.errors import TdgammonError
-from engine.evaluator import Evaluator
-from engine.notation import format_play
-from engine.position import Position
-from engine.search import rank_plays
-from scripts.commands.options import add_evaluator_arguments, evaluator_from_args, read_batch
+from scripts.commands.options import add_evaluator_arguments, evaluator_from_args, one_position_at_1ply, read_batch
+
+if TYPE_CHECKING:
+    from engine.evaluator import Evaluator
+    from engine.position import Position
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,11 +29,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("dice", nargs="?", metavar="DICE", help="the roll, e.g. 31 or 3-1 (omit with --batch)")
     parser.add_argument("--top", type=int, default=None, metavar="N", help="show only the N best plays (default: all)")
     add_evaluator_arguments(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, small=one_position_at_1ply)
 
 
 def parse_line(line: str) -> tuple[Position, tuple[int, int]]:
     """A batch line: `POSITION_ID DICE` (DICE as on the command line, e.g. 31, 3-1 or 3 1)."""
+    from engine.dice import parse_dice
+    from engine.position import Position
+
     fields = line.split(maxsplit=1)
     if len(fields) != 2:
         raise TdgammonError(f"expected 'POSITION_ID DICE', got {line.strip()!r}")
@@ -45,6 +49,10 @@ def hint_record(position: Position, dice: tuple[int, int], evaluator: Evaluator,
 
     afterstate is the Position ID after the play with sides NOT swapped (as `moves --batch`).
     """
+    from engine.notation import format_play
+    from engine.position import Position
+    from engine.search import rank_plays
+
     plays = rank_plays(position.board, dice, evaluator, ply)
     if top is not None:
         plays = plays[:top]
@@ -87,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.position is None or args.dice is None:
         raise TdgammonError("POSITION_ID and DICE are required (or --batch to read them from stdin)")
+    from engine.dice import parse_dice
+    from engine.position import Position
+
     position = Position.from_id(args.position)
     dice = parse_dice(args.dice)
     evaluator = evaluator_from_args(args)

@@ -7,14 +7,15 @@ import json
 import sys
 from typing import TextIO
 
-from engine.dice import parse_dice
 from engine.errors import TdgammonError
-from engine.notation import legal_plays
-from engine.position import Position
 
 
 def moves_object(position_id: str, dice_text: str) -> dict:
     """The JSON object for one (Position ID, roll): position, dice and every play with its afterstate ID."""
+    from engine.dice import parse_dice
+    from engine.notation import legal_plays
+    from engine.position import Position
+
     position = Position.from_id(position_id)
     dice = parse_dice(dice_text)
     plays = legal_plays(position, dice)
@@ -86,4 +87,4 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help='one JSON object: {"position", "dice", "moves": [{"move", "afterstate"}]}')
     parser.add_argument("--batch", action="store_true",
                         help="read 'POSITION_ID DICE' lines on stdin, write one JSON object per line")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, small=lambda args: not args.batch)

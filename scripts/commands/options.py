@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from engine.errors import TdgammonError
-from engine.evaluator import Evaluator
-from engine.search import MAX_PLY
-from models.loader import EVALUATORS, load_evaluator
-from scripts.cli import PLY_HELP
+from scripts.cli import EVALUATOR_NAMES, MAX_PLY, PLY_HELP
+
+if TYPE_CHECKING:
+    from engine.evaluator import Evaluator
 
 T = TypeVar("T")
 
@@ -24,7 +24,7 @@ def add_evaluator_arguments(parser: argparse.ArgumentParser) -> None:
     who.add_argument("--model", metavar="PATH", default=None,
                      help="checkpoint to evaluate with (default: the shipped models/default.pt)")
     who.add_argument("--evaluator", metavar="NAME", default=None,
-                     help=f"a built-in evaluator instead of a network: {', '.join(sorted(EVALUATORS))} "
+                     help=f"a built-in evaluator instead of a network: {', '.join(EVALUATOR_NAMES)} "
                           "(random:SEED for a seeded random player)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--batch", action="store_true",
@@ -34,12 +34,19 @@ def add_evaluator_arguments(parser: argparse.ArgumentParser) -> None:
 
 def evaluator_from_args(args: argparse.Namespace) -> Evaluator:
     """The evaluator the user asked for; a missing or corrupt model raises CheckpointError."""
+    from models.loader import load_evaluator
+
     if args.evaluator is not None:
         name = args.evaluator.partition(":")[0]
-        if name not in EVALUATORS:
-            raise TdgammonError(f"unknown evaluator {args.evaluator!r} (choose from {', '.join(sorted(EVALUATORS))})")
+        if name not in EVALUATOR_NAMES:
+            raise TdgammonError(f"unknown evaluator {args.evaluator!r} (choose from {', '.join(EVALUATOR_NAMES)})")
         return load_evaluator(args.evaluator)
     return load_evaluator(args.model)
+
+
+def one_position_at_1ply(args: argparse.Namespace) -> bool:
+    """A command's `small` test (scripts.cli): one position (no --batch) at 1-ply."""
+    return not args.batch and args.ply == 1
 
 
 def read_batch(lines: Iterable[str], parse: Callable[[str], T]) -> list[T]:

@@ -15,23 +15,25 @@ import sys
 import time
 from pathlib import Path
 
-from engine.cube.play import play_cube_pit_game
+from typing import TYPE_CHECKING
+
 from engine.errors import TdgammonError
-from engine.formats.matfile import write_mat
-from engine.gnubg.process import GnubgPlayer
-from engine.pit.harness import SearchPlayer, default_workers, play_pit_game
-from engine.pit.players import PlayerSpec, parse_player_spec
-from engine.pit.stats import summarize
 from scripts.cli import PLY_HELP
+
+if TYPE_CHECKING:  # the engine's game modules load numba: imported where they run
+    from engine.pit.players import PlayerSpec
 
 _WORKER: dict = {}
 
 
 def build_player(spec: PlayerSpec):
     """Load one side (in the process that plays it)."""
+    from engine.gnubg.process import GnubgPlayer
+    from engine.pit.harness import SearchPlayer
+    from models.loader import load_evaluator
+
     if spec.kind == "gnubg":
         return GnubgPlayer(spec.ply)
-    from models.loader import load_evaluator
     return SearchPlayer(load_evaluator(spec.evaluator_spec), spec.ply, spec.label)
 
 
@@ -44,6 +46,9 @@ def _init_worker(spec_a: PlayerSpec, spec_b: PlayerSpec, seed: int, duplicate: b
 
 
 def _play(index: int):
+    from engine.cube.play import play_cube_pit_game
+    from engine.pit.harness import play_pit_game
+
     w = _WORKER
     if w["cube"][0]:
         return play_cube_pit_game(w["a"], w["b"], w["seed"], index, w["duplicate"], w["cube"][1])
@@ -129,6 +134,12 @@ def cube_mode(args: argparse.Namespace, spec_a: PlayerSpec, spec_b: PlayerSpec) 
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine.formats.matfile import write_mat
+    from engine.gnubg.process import GnubgPlayer
+    from engine.pit.harness import default_workers
+    from engine.pit.players import parse_player_spec
+    from engine.pit.stats import summarize
+
     spec_a = parse_player_spec(args.a, args.ply)
     spec_b = parse_player_spec(args.b, args.ply)
     if args.games < 1:

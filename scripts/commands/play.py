@@ -54,7 +54,7 @@ def bind(host: str, port: int) -> socket.socket:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from scripts.webapp.computer import load_game_evaluator
+    from scripts.webapp.computer import load_game_evaluator, warm_up
     from scripts.webapp.server import create_app
     from scripts.webapp.store import open_store_path
 
@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     sock = bind(args.host, args.port)
     with sock:
         evaluator = load_game_evaluator(args.model)
+        warm_up(evaluator)  # before the URL is shown: no slow first move
         app = create_app(evaluator, db=db)
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
         if ":" in shown:

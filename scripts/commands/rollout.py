@@ -12,19 +12,19 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.dice import parse_dice
 from engine.errors import TdgammonError
-from engine.evaluator import Evaluator
-from engine.notation import format_play
-from engine.position import Position
-from engine.rollout.core import RolloutError, RolloutSettings, Summary
-from engine.rollout.runner import (LocalBackend, PlayRollout, RolloutResult, paired_difference,
-                                   rollout_plays, rollout_position)
-from models.loader import EVALUATORS, load_evaluator
+from scripts.cli import EVALUATOR_NAMES
 from scripts.commands.options import read_batch
+
+if TYPE_CHECKING:  # the engine's rollout modules load numba: imported where they run
+    from engine.evaluator import Evaluator
+    from engine.position import Position
+    from engine.rollout.core import RolloutSettings, Summary
+    from engine.rollout.runner import PlayRollout, RolloutResult
 
 PROB_NAMES = ("Win", "W(g)", "W(bg)", "L(g)", "L(bg)")
 
@@ -37,8 +37,10 @@ class EvaluatorLoader:
     threads: int = 1
 
     def __call__(self) -> Evaluator:
+        from models.loader import load_evaluator
+
         name = (self.spec or "").partition(":")[0]
-        if name not in EVALUATORS:
+        if name not in EVALUATOR_NAMES:
             import torch
 
             torch.set_num_threads(self.threads)
@@ -90,7 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--model", metavar="PATH", default=None, help="checkpoint (default models/default.pt)")
     who.add_argument("--evaluator", metavar="NAME", default=None,
-                     help=f"a built-in evaluator instead: {', '.join(sorted(EVALUATORS))}")
+                     help=f"a built-in evaluator instead: {', '.join(EVALUATOR_NAMES)}")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--batch", action="store_true",
                         help="read 'POSITION_ID [DICE]' per stdin line, print one JSON object per line")
@@ -98,6 +100,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def settings_from_args(args: argparse.Namespace) -> RolloutSettings:
+    from engine.rollout.core import RolloutError, RolloutSettings
+
     if args.trials < 1:
         raise RolloutError(f"--trials must be at least 1, got {args.trials}")
     if args.truncate < 0:
@@ -114,6 +118,9 @@ def settings_from_args(args: argparse.Namespace) -> RolloutSettings:
 
 
 def make_backend(args: argparse.Namespace, loader: EvaluatorLoader):
+    from engine.rollout.core import RolloutError
+    from engine.rollout.runner import LocalBackend
+
     if args.backend == "ray":
         from training.rollout_ray import RayBackend
 
@@ -124,6 +131,9 @@ def make_backend(args: argparse.Namespace, loader: EvaluatorLoader):
 
 
 def parse_line(line: str) -> tuple[Position, tuple[int, int] | None]:
+    from engine.dice import parse_dice
+    from engine.position import Position
+
     fields = line.split()
     if not 1 <= len(fields) <= 2:
         raise TdgammonError(f"expected 'POSITION_ID [DICE]', got {line.strip()!r}")
@@ -157,6 +167,9 @@ def position_record(position: Position, result: RolloutResult) -> dict:
 
 
 def plays_record(position: Position, dice: tuple[int, int], plays: list[PlayRollout]) -> dict:
+    from engine.notation import format_play
+    from engine.rollout.runner import paired_difference
+
     best = plays[0]
     rows = []
     for p in plays:
@@ -250,6 +263,9 @@ class _Bar:
 
 
 def rollout_one(position: Position, dice, settings, backend, evaluator, args) -> dict:
+    from engine.rollout.core import RolloutError
+    from engine.rollout.runner import rollout_plays, rollout_position
+
     bar = _Bar(settings.trials, not args.quiet)
     try:
         if dice is None:
@@ -267,9 +283,11 @@ def rollout_one(position: Position, dice, settings, backend, evaluator, args) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine.rollout.runner import LocalBackend
+
     settings = settings_from_args(args)
-    if args.evaluator is not None and args.evaluator.partition(":")[0] not in EVALUATORS:
-        raise TdgammonError(f"unknown evaluator {args.evaluator!r} (choose from {', '.join(sorted(EVALUATORS))})")
+    if args.evaluator is not None and args.evaluator.partition(":")[0] not in EVALUATOR_NAMES:
+        raise TdgammonError(f"unknown evaluator {args.evaluator!r} (choose from {', '.join(EVALUATOR_NAMES)})")
     spec = args.evaluator if args.evaluator is not None else args.model
     if args.batch:
         if args.position is not None:
@@ -278,6 +296,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.position is None:
             raise TdgammonError("a POSITION_ID is required (or --batch to read them from stdin)")
+        from engine.dice import parse_dice
+        from engine.position import Position
+
         items = [(Position.from_id(args.position), parse_dice(args.dice) if args.dice else None)]
     from engine.rollout.core import check_position
 

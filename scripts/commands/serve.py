@@ -17,11 +17,13 @@ import math
 import socket
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from engine.errors import TdgammonError
-from engine.gnubg.extbot import ExternalBot
-from engine.search import MAX_PLY
-from scripts.cli import PLY_HELP
+from scripts.cli import MAX_PLY, PLY_HELP
+
+if TYPE_CHECKING:
+    from engine.gnubg.extbot import ExternalBot
 
 
 def parse_host_port(text: str) -> tuple[str, int]:
@@ -138,6 +140,7 @@ def serve_forever(srv: socket.socket, bot: ExternalBot, connections: int = 0, co
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine.gnubg.extbot import ExternalBot
     from models.loader import load_evaluator
 
     host, port = parse_host_port(args.gnubg)

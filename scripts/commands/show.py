@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.formats.ascii_board import render
-from engine.position import Position
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine.formats.ascii_board import render
+    from engine.position import Position
+
     sys.stdout.write(render(Position.from_id(args.position_id)) + "\n")
     return 0
 
@@ -20,4 +21,4 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Draw a gnubg Position ID like gnubg's `show board`: the player on roll "
                     "is X (points 1-12 along the bottom), the opponent O.")
     parser.add_argument("position_id", metavar="POSITION_ID", help="gnubg Position ID")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, small=lambda args: True)

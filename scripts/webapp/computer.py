@@ -74,3 +74,14 @@ class ComputerPlayer:
         from the side on roll's view), as a backgammon server's bot decides."""
         value = float(equity(evaluate_position(board, self.evaluator, 1)))
         return points >= (value if computer_on_roll else -value) - 1e-9
+
+
+def warm_up(evaluator: Evaluator) -> None:
+    """Play one move and one cube decision at every level, so that the kernels are loaded
+    (compiled on a first run) before the server answers: the first game's first computer
+    move then takes as long as the later ones."""
+    board = Position.start().board
+    for level in LEVELS:
+        player = ComputerPlayer(evaluator, level, random.Random(0))
+        player.choose(board, 3, 1)
+        player.should_double(board, CubeInfo())
