@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHES = ("movegen", "selfplay", "eval", "search", "teacher", "actors", "rollout")
+BENCHES = ("movegen", "selfplay", "eval", "search", "teacher", "actors", "rollout", "cube")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("bench", help="measure a hot path (movegen, eval, search, teacher, selfplay, actors)")
+    parser = sub.add_parser("bench", help="measure a hot path (movegen, eval, search, ...) or the cube error (cube)")
     benches = parser.add_subparsers(dest="bench", required=True, metavar="NAME")
     for name in BENCHES:
         module = importlib.import_module(f"scripts.bench.{name}")
