@@ -142,7 +142,7 @@ def judge(run: Path, seed: int) -> None:
 
 def pack(run: Path, positions: int, seed: int, target: Path) -> None:
     """Step 3: choose the positions (half from each origin) and write the benchmark file."""
-    rows = _jsonl(run / "judged.jsonl")
+    rows = list({r["position"]: r for r in _jsonl(run / "judged.jsonl")}.values())
     rng = np.random.default_rng([seed, 2])
     lo, hi = DECISION_WINDOW
     chosen = []
