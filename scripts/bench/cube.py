@@ -159,7 +159,13 @@ def summary(scored: list[Scored]) -> dict:
                 "wrong": sum(s.wrong for s in group)}
 
     confusions = Counter((s.judge_action, s.action) for s in scored if s.wrong)
+    takes = [s for s in scored if s.taker > 0]
+    passed = [s.taker for s in takes if s.case.judge[1] <= s.case.judge[2]]
+    took = [s.taker for s in takes if s.case.judge[1] > s.case.judge[2]]
+    n = max(1, len(scored))
     return {**block(scored),
+            "taker_bias": {"passed_takes": len(passed), "passed_takes_mEMG": 1000.0 * sum(passed) / n,
+                           "took_passes": len(took), "took_passes_mEMG": 1000.0 * sum(took) / n},
             "classes": {c: block(by_class[c]) for c in CLASSES if by_class[c]},
             "types": {t: block(by_type[t]) for t in TYPES if by_type[t]},
             "confusions": [[j, a, n] for (j, a), n in confusions.most_common()]}
@@ -168,6 +174,9 @@ def summary(scored: list[Scored]) -> dict:
 def format_summary(label: str, s: dict) -> list[str]:
     lines = [f"{label}: {s['mEMG']:.2f} mEMG/decision (doubler {s['doubler']:.2f}, taker {s['taker']:.2f}), "
              f"{s['wrong']} wrong actions of {s['n']}"]
+    t = s["taker_bias"]
+    lines.append(f"  taker: passed {t['passed_takes']} takes ({t['passed_takes_mEMG']:.2f} mEMG/decision), "
+                 f"took {t['took_passes']} passes ({t['took_passes_mEMG']:.2f})")
     for title, key in (("by the judge's action", "classes"), ("by position type", "types")):
         lines.append(f"  {title}:")
         for name, b in s[key].items():
