@@ -158,6 +158,14 @@ def play_match(player0: Player, player1: Player, decider0: CubeDecider, decider1
     return MatchRecord(-1, (score[0], score[1]), games)
 
 
+def decider_for(player) -> CubeDecider:
+    """A player's cube decider: its own when it plays the cube itself (gnubg does), else
+    engine.cube.equity from its evaluator at its ply."""
+    if hasattr(player, "should_double") and hasattr(player, "accepts"):
+        return player
+    return EvaluatorCubeDecider(player.evaluator, player.ply)
+
+
 def play_cube_pit_game(player_a, player_b, seed: int, index: int, duplicate: bool, match_length: int = 0):
     """Game (or, with match_length, match) `index` of a pit with the cube, as engine.pit.harness's GameResult.
 
@@ -167,7 +175,7 @@ def play_cube_pit_game(player_a, player_b, seed: int, index: int, duplicate: boo
     """
     seat = seat_pit_game(player_a, player_b, seed, index, duplicate)
     players = seat.players
-    deciders = tuple(EvaluatorCubeDecider(p.evaluator, p.ply) for p in players)
+    deciders = tuple(decider_for(p) for p in players)
     if match_length:
         m = play_match(players[0], players[1], deciders[0], deciders[1], seat.rng, match_length)
         points = 0 if m.winner < 0 else (1 if m.winner == 0 else -1)

@@ -2,7 +2,10 @@
 `gnubg -t -q -p` and answers one request a line over pipes.
 
 `GnubgPlayer` plays gnubg.findbestmove at PLIES (gnubg's numbering, default 0), cubeless,
-no noise. gnubg is a yardstick only: nothing it answers goes into training.
+no noise. In games with the cube it is also a cube decider: it asks gnubg for its
+cubeful analysis of the position (gnubg.cfevaluate at the same PLIES, `cube_analysis`)
+and doubles and takes as that analysis says. gnubg is a yardstick only: nothing it
+answers goes into training.
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
+from engine.cube.equity import CubeInfo
 from engine.errors import TdgammonError
 from engine.game import index_of_play
 from engine.notation import apply_moves
@@ -19,6 +24,28 @@ from engine.position import Position
 
 GNUBG = "/usr/games/gnubg"
 DRIVER = Path(__file__).resolve().parent / "driver.py"
+
+
+@dataclass(frozen=True)
+class GnubgCube:
+    """gnubg's cube analysis: normalised equities of No double, Double/Take, Double/Pass,
+    its cubeless probabilities at the same plies, and its wording of the proper action."""
+
+    no_double: float
+    double_take: float
+    double_pass: float
+    probs: tuple[float, ...]
+    action: str
+
+    @property
+    def double(self) -> bool:
+        """Doubling is right: the opponent's best answer is worth at least No double."""
+        return min(self.double_take, self.double_pass) >= self.no_double
+
+    @property
+    def take(self) -> bool:
+        """The double is a take (gnubg passes at an exact tie)."""
+        return self.double_take < self.double_pass
 
 
 class GnubgProcess:
@@ -59,6 +86,16 @@ class GnubgProcess:
         self.proc.stdin.flush()
         return float(self._read("EQUITY").split()[1])
 
+    def cube_analysis(self, position: Position, cube: CubeInfo, plies: int) -> GnubgCube:
+        """gnubg's cubeful analysis of the cube decision of the side on roll, at PLIES."""
+        mine, theirs = cube.score
+        self.proc.stdin.write(f"CUBE {position.id} {plies} {cube.value} {cube.owner} {cube.match_length} "
+                              f"{mine} {theirs} {int(cube.crawford)} {int(cube.jacoby)}\n")
+        self.proc.stdin.flush()
+        words = self._read("CUBEFUL").split(" ", 9)
+        nums = [float(x) for x in words[1:9]]
+        return GnubgCube(nums[0], nums[1], nums[2], tuple(nums[3:8]), words[9] if len(words) > 9 else "")
+
     def _last_words(self) -> str:
         """gnubg's exit status and the last line it wrote to stderr: why it stopped."""
         status = self.proc.wait()
@@ -90,6 +127,14 @@ class GnubgPlayer:
         moves = self.process.best_moves(position, dice, self.plies)
         after = apply_moves(position.board, moves)
         return index_of_play(plays, after, self.name)
+
+    def should_double(self, position: Position, cube: CubeInfo) -> bool:
+        """Cube decider: double when gnubg's cubeful analysis at `plies` says so."""
+        return cube.may_double() and self.process.cube_analysis(position, cube, self.plies).double
+
+    def accepts(self, position: Position, cube: CubeInfo) -> bool:
+        """Cube decider: take when gnubg's analysis from the doubler's side says take."""
+        return self.process.cube_analysis(position, cube, self.plies).take
 
     def close(self) -> None:
         self.process.close()

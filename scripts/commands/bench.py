@@ -10,11 +10,12 @@ import argparse
 import importlib
 
 # Each module imports what it times inside run(): the parser imports them all.
-BENCHES = ("movegen", "selfplay", "eval", "search", "teacher", "actors", "rollout", "cold")
+BENCHES = ("movegen", "selfplay", "eval", "search", "teacher", "actors", "rollout", "cold", "cube")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("bench", help="measure a hot path (movegen, eval, search, teacher, selfplay, actors, rollout, cold)")
+    parser = sub.add_parser("bench", help="measure a hot path (movegen, eval, search, teacher, selfplay, actors, "
+                                          "rollout, cold) or the cube error (cube)")
     benches = parser.add_subparsers(dest="bench", required=True, metavar="NAME")
     for name in BENCHES:
         module = importlib.import_module(f"scripts.bench.{name}")

@@ -2,6 +2,7 @@
 
 A and B: a checkpoint path, `pubeval`, `random[:SEED]` (each with an optional `@1`, `@2` or `@3`
 ply suffix), or `gnubg[:PLIES]` (a real gnubg process at its own plies, default 0).
+With --cube or --match, gnubg doubles and takes by its own cubeful analysis at its plies.
 """
 
 from __future__ import annotations
@@ -126,8 +127,6 @@ def cube_mode(args: argparse.Namespace, spec_a: PlayerSpec, spec_b: PlayerSpec) 
         return False, 0
     if args.match is not None and not 1 <= args.match <= 25:
         raise TdgammonError(f"--match must be 1..25 points, got {args.match}")
-    if "gnubg" in (spec_a.kind, spec_b.kind):
-        raise TdgammonError("--cube and --match need our own players on both sides (gnubg plays cubeless here)")
     if args.save:
         raise TdgammonError("--save writes cubeless games only; drop --save with --cube/--match")
     return True, args.match or 0
@@ -228,7 +227,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="write the games as a Jellyfish .mat file (gnubg: import mat FILE)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--cube", action="store_true",
-                        help="money games with the doubling cube (cube actions by engine.cube.equity at each side's ply)")
+                        help="money games with the doubling cube (cube actions by engine.cube.equity at each side's ply; "
+                             "gnubg by its own cubeful analysis)")
     parser.add_argument("--match", type=int, metavar="N", default=None,
                         help="play matches to N points with the cube and the Crawford rule; ppg = match wins - losses")
     parser.set_defaults(func=run)
