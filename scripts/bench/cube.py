@@ -27,10 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cube.equity import CubeInfo, cube_decision_at_ply
 from engine.errors import TdgammonError
-from engine.position import Position, is_race
-from engine.search import check_ply
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "tests" / "data" / "cube-benchmark.json"
 SETS = ("money", "3", "5", "7", "match")
@@ -73,6 +70,9 @@ class Scored:
 
 def load_cases(path: Path = BENCHMARK, which: str = "money") -> list[Case]:
     """The decisions of one set (money, 3, 5, 7 or every match state)."""
+    from engine.cube.equity import CubeInfo
+    from engine.position import Position
+
     if which not in SETS:
         raise TdgammonError(f"--set must be one of {', '.join(SETS)}, got {which!r}")
     try:
@@ -121,12 +121,16 @@ def score(case: Case, double: bool, take: bool) -> Scored:
 
 
 def position_type(case: Case) -> str:
+    from engine.position import is_race
+
     if is_race(case.position.board):
         return "race"
     return "gammonish" if case.probs[1] + case.probs[3] >= GAMMONISH else "contact"
 
 
 def score_player(cases: list[Case], evaluator, ply: int) -> list[Scored]:
+    from engine.cube.equity import cube_decision_at_ply
+
     out = []
     for case in cases:
         d = cube_decision_at_ply(case.position.board, evaluator, case.cube, ply)
@@ -199,6 +203,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from engine.search import check_ply
+
     check_ply(args.ply)
     if args.limit < 0:
         raise TdgammonError(f"--limit must be >= 0, got {args.limit}")
