@@ -256,6 +256,10 @@ def test_cli_text_reads_like_gnubg():
     (["--trials", "0"], "trials"),
     (["--trials", "-3"], "trials"),
     (["--truncate", "-1"], "truncate"),
+    (["--seed", "-1"], "seed"),
+    (["--min-trials", "-5"], "min-trials"),
+    (["--dice", "31", "--stop-behind", "-1"], "stop-behind"),
+    (["--workers", "0"], "workers"),
 ])
 def test_cli_bad_numbers_one_line_exit_2(args, words):
     out = cli(OPENING.id, "--evaluator", "pubeval", *args)
@@ -335,3 +339,25 @@ def test_close_to_gnubg_rollouts():
         res = rollout_position(board, LocalBackend(lambda: ev, evaluator=ev), RolloutSettings(trials=324))
         assert abs(res.summary.equity - ref["equity"]) < 0.06, ref["position"]
         assert abs(res.summary.probs[0] - ref["probs"][0]) < 0.03, ref["position"]
+
+
+# ---------------------------------------------------------------------------------------
+# Rollouts as distillation targets
+
+
+def test_rollout_targets_are_the_afterstates_values_from_the_mover(small_net):
+    """Truncated after one roll with VR, the rollout of an afterstate is exactly the opponent's 2-ply value
+    seen by the side that moved; a finished game gets its result."""
+    from engine.evaluator import flip, result_probs
+    from engine.rollout.targets import rollout_targets
+    from engine.search import rank_plays
+
+    after = np.stack([p.afterstate for p in rank_plays(OPENING.board, (3, 1), small_net, 1)[:2]])
+    won = np.zeros((2, 25), dtype=np.int8)
+    won[1, 5] = 15  # the mover has borne off everything
+    targets = rollout_targets(np.concatenate([after, won[None]]), small_net, trials=36, truncate=1)
+    assert targets.dtype == np.float32 and targets.shape == (3, 5)
+    for board, target in zip(after, targets):
+        expected = flip(evaluate_position(np.ascontiguousarray(board[::-1]), small_net, 2))
+        assert np.allclose(target, expected, atol=1e-5)
+    assert np.array_equal(targets[2], result_probs(2))  # the loser has all 15 checkers on: a gammon
