@@ -361,3 +361,22 @@ def test_rollout_targets_are_the_afterstates_values_from_the_mover(small_net):
         expected = flip(evaluate_position(np.ascontiguousarray(board[::-1]), small_net, 2))
         assert np.allclose(target, expected, atol=1e-5)
     assert np.array_equal(targets[2], result_probs(2))  # the loser has all 15 checkers on: a gammon
+
+
+def test_gnubg_yardstick_file_and_accuracy_table():
+    """The committed yardstick: 20+ positions of gnubg's 1,296-trial rollouts; the table measures distance to it."""
+    from scripts.lab.gnubg_rollouts import accuracy_table
+
+    doc = json.loads(DATA.read_text())
+    refs = doc["positions"]
+    assert len(refs) >= 20 and doc["gnubg"]["trials"] == 1296
+    assert len({r["position"] for r in refs}) == len(refs)
+    for r in refs:
+        assert abs(equity(np.array(r["probs"])) - r["equity"]) < 0.01  # gnubg's five numbers agree with its equity
+    off = {r["position"]: {"equity": r["equity"] + 0.05, "se": 0.01, "probs": [r["probs"][0] + 0.03],
+                           "equity1": r["equity"], "ply1": r["probs"], "equity2": r["equity"] - 0.1,
+                           "ply2": r["probs"]} for r in refs}
+    summary = {line.split("|")[1].strip(): line for line in accuracy_table(refs, off)[-3:]}
+    assert "| 0.0500 |" in summary["rollout"] and f"0/{len(refs)}" in summary["rollout"]
+    assert "| 0.0000 |" in summary["1-ply"] and f"{len(refs)}/{len(refs)}" in summary["1-ply"]
+    assert "| 0.1000 |" in summary["2-ply"]
