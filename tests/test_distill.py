@@ -174,7 +174,8 @@ def test_positions_with_rollout_targets(student: Path, tmp_path: Path) -> None:
     with np.load(data) as z:
         assert int(z["teacher_rollout"]) == 2 and len(z["targets"]) == len(z["boards"]) > 0
         targets = z["targets"]
-    assert ((targets >= 0) & (targets <= 1)).all() and (targets[:, 1] <= targets[:, 0] + 1e-6).all()
+    assert ((targets >= 0) & (targets <= 1)).all()  # clamped: few trials with the luck subtracted can leave [0, 1]
+    assert (targets[:, 1] <= targets[:, 0]).all() and (targets[:, 3] <= 1 - targets[:, 0] + 1e-6).all()
     assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "2",
                          "--out", str(data)]) == 2
 
