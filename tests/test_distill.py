@@ -176,6 +176,21 @@ def test_fit_command_records_lr_end_and_the_validation_file(student: Path, tmp_p
 
 
 @pytest.mark.slow
+def test_positions_with_rollout_targets(student: Path, tmp_path: Path) -> None:
+    """`--teacher-rollout` values the positions by rollouts, records it, and refuses to resume with search."""
+    data = tmp_path / "r.npz"
+    assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "1",
+                         "--teacher-rollout", "2", "--out", str(data)]) == 0
+    with np.load(data) as z:
+        assert int(z["teacher_rollout"]) == 2 and len(z["targets"]) == len(z["boards"]) > 0
+        targets = z["targets"]
+    assert ((targets >= 0) & (targets <= 1)).all()  # clamped: few trials with the luck subtracted can leave [0, 1]
+    assert (targets[:, 1] <= targets[:, 0]).all() and (targets[:, 3] <= 1 - targets[:, 0] + 1e-6).all()
+    assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "2",
+                         "--out", str(data)]) == 2
+
+
+@pytest.mark.slow
 def test_positions_resume_exactly_and_fit_keeps_a_record(student: Path, tmp_path: Path) -> None:
     whole, parts = tmp_path / "whole.npz", tmp_path / "parts.npz"
     common = [str(student), "--teacher", str(student), "--seed", "7"]

@@ -7,6 +7,9 @@ retry returns exactly what the lost worker would have: the merged result is the 
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import socket
 from collections.abc import Iterator
 
@@ -21,8 +24,6 @@ _EVALUATORS: dict = {}
 def _remote_batch(factory, board, settings: RolloutSettings, lo: int, hi: int, pid_file: str | None = None) -> TrialData:
     """The task body: run one batch with this worker's (cached) evaluator."""
     if pid_file:  # for tests: which process holds a batch, so it can be killed
-        import os
-
         with open(pid_file, "a") as fh:
             fh.write(f"{os.getpid()} {lo}\n")
     key = repr(factory)
@@ -44,6 +45,20 @@ def check_address(address: str | None) -> None:
         raise RolloutError(f"cannot reach the Ray cluster at {address}: {err.strerror or err}") from None
 
 
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Ray's C++ core logs every failed connection attempt on file descriptor 2; the error
+    raised after says it once."""
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 class RayBackend:
     """Batches as Ray tasks (one CPU each); `address` None starts a local cluster of `workers` CPUs."""
 
@@ -58,11 +73,13 @@ class RayBackend:
         self.started = False
         if not ray.is_initialized():
             try:
-                if address is None or address == "local":
-                    ray.init(address="local", num_cpus=workers or None, include_dashboard=False,
-                             log_to_driver=False)
-                else:
-                    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+                with _quiet_stderr():
+                    if address is None or address == "local":
+                        ray.init(address="local", num_cpus=workers or None, include_dashboard=False,
+                                 log_to_driver=False, logging_level=logging.ERROR)
+                    else:
+                        ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                                 logging_level=logging.ERROR)
             except (ConnectionError, RuntimeError, ValueError) as err:
                 raise RolloutError(f"cannot start or join Ray at {address or 'local'}: {err}") from None
             self.started = True

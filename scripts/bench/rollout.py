@@ -73,5 +73,7 @@ def run(args: argparse.Namespace) -> None:
         wall = time.perf_counter() - t0
         print(f"gnubg (0-ply, VR, 1 thread): {args.trials} trials in {g['seconds']:.0f} s by its own clock "
               f"({wall:.1f} s with start-up), equity {g['equity']:+.3f} se {g['se']['equity']:.3f}")
-        print(f"ratio tdgammon / gnubg: {ours / max(wall, 1e-9):.2f}")
-    print(f"rollout: {args.trials / ours:.1f} trials/s")
+        print(f"rollout: {args.trials / ours:.1f} trials/s")
+        print(f"ratio tdgammon / gnubg seconds: {ours / max(wall, 1e-9):.2f} (below 1: tdgammon faster)")
+    else:
+        print(f"rollout: {args.trials / ours:.1f} trials/s")

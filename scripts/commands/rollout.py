@@ -112,6 +112,12 @@ def settings_from_args(args: argparse.Namespace) -> RolloutSettings:
         raise RolloutError(f"--target-se must be positive, got {args.target_se}")
     if args.top < 1:
         raise RolloutError(f"--top must be at least 1, got {args.top}")
+    if args.seed < 0:
+        raise RolloutError(f"--seed must be 0 or more, got {args.seed}")
+    if args.min_trials < 0:
+        raise RolloutError(f"--min-trials must be 0 or more, got {args.min_trials}")
+    if args.stop_behind is not None and args.stop_behind < 0:
+        raise RolloutError(f"--stop-behind must be 0 or more standard errors, got {args.stop_behind}")
     return RolloutSettings(trials=args.trials, ply=args.ply, truncate=args.truncate, cube=args.cube,
                            variance_reduction=args.variance_reduction, quasi_random=args.quasi_random,
                            seed=args.seed, batch=args.batch_trials)

@@ -28,6 +28,7 @@ import torch
 
 from engine.errors import CheckpointError
 from engine.evaluator import N_OUTPUTS
+from engine.rollout.targets import rollout_targets
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_network
 from models.inference import NetworkEvaluator
@@ -62,10 +63,11 @@ def _load(path: Path) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _made_with(data: dict[str, np.ndarray]) -> tuple[str, str, int, int, int]:
-    """What a positions file's job was run with: student, teacher, seed, near misses, teacher ply."""
+def _made_with(data: dict[str, np.ndarray]) -> tuple[str, str, int, int, int, int]:
+    """What a positions file's job was run with: student, teacher, seed, near misses, teacher ply,
+    teacher rollout trials (0: the teacher searched)."""
     return (str(data["student"]), str(data["teacher"]), int(data["seed"]), int(data.get("near_misses", 0)),
-            int(data.get("teacher_ply", 2)))
+            int(data.get("teacher_ply", 2)), int(data.get("teacher_rollout", 0)))
 
 
 def identify(path: str | Path) -> str:
@@ -76,10 +78,11 @@ def identify(path: str | Path) -> str:
 
 
 def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chunk: int,
-              most_near_misses: int = 0, teacher_ply: int = 2) -> None:
+              most_near_misses: int = 0, teacher_ply: int = 2, teacher_rollout: int = 0) -> None:
     """Record and value positions, `chunk` games at a time, resuming from `out` if it exists;
     with most_near_misses > 0, also up to that many of the student's near misses a position
-    (training.distill.near_misses); the teacher searches at teacher_ply (2 or 3)."""
+    (training.distill.near_misses); the teacher searches at teacher_ply (2 or 3), or with
+    teacher_rollout > 0 rolls each position out that many trials (engine.rollout.targets)."""
     net = load_checkpoint(student).net
     evaluator = load_network(teacher)
     student_evaluator = NetworkEvaluator(net) if most_near_misses else None
@@ -87,8 +90,9 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
     if out.exists():
         data = _load(out)
         made_with = _made_with(data)
-        if made_with != (student_id, teacher_id, seed, most_near_misses, teacher_ply):
-            raise DataError(f"{out} was made with student, teacher, seed, near misses, teacher ply = {made_with}; "
+        if made_with != (student_id, teacher_id, seed, most_near_misses, teacher_ply, teacher_rollout):
+            raise DataError(f"{out} was made with student, teacher, seed, near misses, teacher ply, teacher "
+                            f"rollout = {made_with}; "
                             f"pass the same files and settings, or another --out")
         boards, targets = data["boards"], data["targets"]
         done, rng = int(data["games"]), data["rng"].astype(np.uint64)
@@ -104,11 +108,14 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
             new = np.concatenate([new, near_misses(new, student_evaluator, most_near_misses, rolls)])
         made += len(new)
         boards = np.concatenate([boards, new])
-        targets = np.concatenate([targets, search_targets(new, evaluator, teacher_ply)])
+        values = (rollout_targets(new, evaluator, teacher_rollout, seed=seed) if teacher_rollout
+                  else search_targets(new, evaluator, teacher_ply))
+        targets = np.concatenate([targets, values])
         done += n
         _save(out, boards=boards, targets=targets, games=np.int64(done), rng=rng,
               seed=np.int64(seed), student=np.str_(student_id), teacher=np.str_(teacher_id),
-              near_misses=np.int64(most_near_misses), teacher_ply=np.int64(teacher_ply))
+              near_misses=np.int64(most_near_misses), teacher_ply=np.int64(teacher_ply),
+              teacher_rollout=np.int64(teacher_rollout))
         rate = made / max(time.perf_counter() - start, 1e-9)
         print(f"{done:,} games, {len(boards):,} positions -> {out} ({rate:,.0f} positions/s this run)",
               flush=True)
@@ -190,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     pos.add_argument("--teacher-ply", type=int, choices=(1, 2, 3), default=2,
                      help="the teacher's search depth (default 2; 3 is about 50 times slower; 1, its "
                           "own evaluation, to compress it into a smaller student)")
+    pos.add_argument("--teacher-rollout", type=int, default=0, metavar="TRIALS",
+                     help="value each position by the teacher's rollout of TRIALS trials (1-ply, variance "
+                          "reduction, full games) instead of its search (default 0: search)")
     fitp = sub.add_parser("fit", help="fit the student to positions files; write a new checkpoint")
     fitp.add_argument("student", type=Path)
     fitp.add_argument("data", type=Path, nargs="+")
@@ -210,13 +220,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "positions":
-            if args.games < 1 or args.chunk < 1 or args.near_misses < 0:
-                raise DataError("--games and --chunk must be at least 1, --near-misses at least 0")
+            if args.games < 1 or args.chunk < 1 or args.near_misses < 0 or args.teacher_rollout < 0:
+                raise DataError("--games and --chunk must be at least 1, --near-misses and --teacher-rollout "
+                                "at least 0")
             # The search values a few dozen boards at a time, too few to share out: two 3-ply jobs on two
             # cores made 8-9 positions/s each on one thread, 1-2 with torch's default pool (measured 2026-12-04).
             torch.set_num_threads(1)
             positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses,
-                      args.teacher_ply)
+                      args.teacher_ply, args.teacher_rollout)
         elif args.command == "slice":
             written, before = slice_after(args.full, args.after, args.out)
             print(f"{written:,} positions after the first {before:,} -> {args.out}")

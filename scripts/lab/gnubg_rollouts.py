@@ -1,6 +1,11 @@
 """gnubg's own rollouts of a fixed set of positions: the yardstick for `tdgammon rollout`.
 
-    python -m scripts.lab.gnubg_rollouts [--trials 1296] [--out tests/data/gnubg-rollouts.json]
+    python -m scripts.lab.gnubg_rollouts [--trials 1296] [--progress P.jsonl [--reverse]] [--out FILE]
+    python -m scripts.lab.gnubg_rollouts --compare [--model M] [--log L.jsonl]
+
+The first writes the yardstick (default tests/data/gnubg-rollouts.json), one gnubg process
+a position, resumable through --progress (a second process with --reverse shares the work);
+the second prints our rollout's and our 1-ply / 2-ply evaluations' distance to it.
 
 gnubg is a yardstick only: what it computes here is compared against, never trained on
 nor fitted to. Settings (recorded in the file): cubeless, gnubg 0-ply checker play, its
@@ -13,7 +18,8 @@ and the "Current Position" lines are parsed. `gnubg_rollout` is shared with
 
 Positions: the opening position, then a seeded pick from the legal-move oracle's
 positions (tests/data/gnubg-legal-moves.jsonl): contact positions and races, so the set
-is varied and a full 1,296-trial rollout of all of them takes ~10-15 minutes.
+is varied; a full 1,296-trial rollout of all of them took gnubg 37 minutes on the loaded
+shared machine (two processes), ~10-15 minutes of one idle core.
 """
 
 from __future__ import annotations
@@ -123,10 +129,10 @@ def pick_positions(n_contact: int, n_race: int, seed: int = 7) -> list[str]:
     return [OPENING] + contact[:n_contact] + race[:n_race]
 
 
-def compare(path: Path, model: str | None, trials: int, out: Path | None) -> None:
-    """Our rollout (1-ply, VR, full games) and our 1-ply / 2-ply evaluations against the file's
-    gnubg rollouts: a markdown row per position as it finishes (also appended to `out`), then the
-    summary: mean |equity difference| and the share with P(win) within 0.025."""
+def our_values(position_ids: list[str], model: str | None, trials: int, log: Path | None) -> dict[str, dict]:
+    """Our rollout (1-ply, VR, full games, seed 0) and our 1-ply / 2-ply evaluations of each
+    position, keyed by ID. With `log`, each row is appended to that JSON-lines file as it is
+    made, and rows already there for the same model and trials are not redone."""
     from engine.evaluator import equity
     from engine.position import decode_position_id
     from engine.rollout.core import RolloutSettings
@@ -136,36 +142,52 @@ def compare(path: Path, model: str | None, trials: int, out: Path | None) -> Non
 
     loader = EvaluatorLoader(model, threads=1)
     ev = loader()
-    refs = json.loads(path.read_text())["positions"]
-    head = ("| position | gnubg equity (se) | rollout equity (se) | diff | gnubg P(win) | rollout P(win) | "
-            "1-ply diff | 2-ply diff | s |\n|---|---|---|---|---|---|---|---|---|")
-    print(head, flush=True)
-    rows = []
-    for ref in refs:
-        board = decode_position_id(ref["position"])
+    rows: dict[str, dict] = {}
+    for pid in position_ids:
+        rows.update(_rows(log, lambda r: r["model"] == ev.name and r["trials"] == trials))
+        if pid in rows:
+            continue
+        board = decode_position_id(pid)
         res = rollout_position(board, LocalBackend(loader, evaluator=ev), RolloutSettings(trials=trials))
         s = res.summary
-        e1 = float(equity(evaluate_position(board, ev, 1)))
-        e2 = float(equity(evaluate_position(board, ev, 2)))
-        p2 = evaluate_position(board, ev, 2)[0]
-        p1 = evaluate_position(board, ev, 1)[0]
-        row = {"position": ref["position"], "gnubg": ref["equity"], "rollout": s.equity, "se": s.se_equity,
-               "pwin_gnubg": ref["probs"][0], "pwin": float(s.probs[0]), "eval1": e1, "eval2": e2,
-               "pwin1": float(p1), "pwin2": float(p2), "seconds": res.seconds}
-        rows.append(row)
-        line = (f"| {ref['position']} | {ref['equity']:+.3f} ({ref['se']['equity']:.3f}) | {s.equity:+.3f} "
-                f"({s.se_equity:.3f}) | {s.equity - ref['equity']:+.3f} | {ref['probs'][0]:.3f} | {s.probs[0]:.3f} | "
-                f"{e1 - ref['equity']:+.3f} | {e2 - ref['equity']:+.3f} | {res.seconds:.0f} |")
-        print(line, flush=True)
-        if out is not None:
-            with open(out, "a") as fh:
-                fh.write(json.dumps(row) + "\n")
-    for key, pkey, name in (("rollout", "pwin", f"rollout {trials}"), ("eval1", "pwin1", "1-ply eval"),
-                            ("eval2", "pwin2", "2-ply eval")):
-        d = np.array([abs(r[key] - r["gnubg"]) for r in rows])
-        w = np.array([abs(r[pkey] - r["pwin_gnubg"]) <= 0.025 for r in rows])
-        print(f"{name}: mean |equity diff| {d.mean():.4f}, max {d.max():.4f}, "
-              f"P(win) within 0.025 on {w.sum()}/{len(w)} ({100 * w.mean():.0f}%)")
+        p1, p2 = evaluate_position(board, ev, 1), evaluate_position(board, ev, 2)
+        rows[pid] = {"position": pid, "model": ev.name, "trials": trials, "probs": [float(x) for x in s.probs],
+                     "equity": s.equity, "se": s.se_equity, "seconds": round(res.seconds, 1),
+                     "ply1": [float(x) for x in p1], "ply2": [float(x) for x in p2],
+                     "equity1": float(equity(p1)), "equity2": float(equity(p2))}
+        print(f"{pid}: rollout {s.equity:+.4f} (se {s.se_equity:.4f}) in {res.seconds:.0f} s", flush=True)
+        _append(log, rows[pid])
+    return rows
+
+
+def accuracy_table(refs: list[dict], ours: dict[str, dict]) -> list[str]:
+    """Markdown: per position, gnubg's rollout and how far our rollout and our 1-ply / 2-ply
+    evaluations are from it; then per method the mean |equity difference| and the share of
+    positions with P(win) within 0.025 of gnubg's."""
+    lines = ["| position | gnubg equity (se) | our rollout (se) | rollout diff | 1-ply diff | 2-ply diff | "
+             "gnubg P(win) | rollout P(win) |", "|---|---|---|---|---|---|---|---|"]
+    methods = {"rollout": ("equity", "probs"), "1-ply": ("equity1", "ply1"), "2-ply": ("equity2", "ply2")}
+    diffs = {m: [] for m in methods}
+    wins = {m: [] for m in methods}
+    for ref in refs:
+        row = ours.get(ref["position"])
+        if row is None:
+            continue
+        for m, (ekey, pkey) in methods.items():
+            diffs[m].append(row[ekey] - ref["equity"])
+            wins[m].append(abs(row[pkey][0] - ref["probs"][0]) <= 0.025)
+        lines.append(f"| `{ref['position']}` | {ref['equity']:+.3f} ({ref['se']['equity']:.3f}) | "
+                     f"{row['equity']:+.3f} ({row['se']:.3f}) | {diffs['rollout'][-1]:+.3f} | "
+                     f"{diffs['1-ply'][-1]:+.3f} | {diffs['2-ply'][-1]:+.3f} | {ref['probs'][0]:.3f} | "
+                     f"{row['probs'][0]:.3f} |")
+    lines += ["", "| ours vs gnubg's rollout | positions | mean abs equity diff | max | P(win) within 0.025 |",
+              "|---|---|---|---|---|"]
+    for m in methods:
+        if diffs[m]:
+            d, w = np.abs(diffs[m]), np.array(wins[m])
+            lines.append(f"| {m} | {len(d)} | {d.mean():.4f} | {d.max():.4f} | {w.sum()}/{len(w)} "
+                         f"({100 * w.mean():.0f}%) |")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -178,21 +200,60 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--compare", action="store_true",
                         help="compare our rollouts and evaluations with the file instead of running gnubg")
     parser.add_argument("--model", default=None, help="with --compare: checkpoint or evaluator spec")
-    parser.add_argument("--log", type=Path, default=None, help="with --compare: append a JSON row per position")
+    parser.add_argument("--log", type=Path, default=None,
+                        help="with --compare: append a JSON row per position, and skip those already in it")
+    parser.add_argument("--reverse", action="store_true",
+                        help="take the positions last first (a second process beside the first, same --progress)")
+    parser.add_argument("--progress", type=Path, default=None, metavar="FILE",
+                        help="append each gnubg result to this JSON-lines file and skip those already in it")
     args = parser.parse_args(argv)
     if args.compare:
-        compare(args.out, args.model, args.trials, args.log)
+        refs = json.loads(args.out.read_text())["positions"]
+        ours = our_values([r["position"] for r in refs], args.model, args.trials, args.log)
+        print("\n".join(accuracy_table(refs, ours)))
         return
     ids = pick_positions(args.contact, args.race)
     start = time.time()
-    results = gnubg_rollout(ids, args.trials, args.seed)
+    done = generate(ids[::-1] if args.reverse else ids, args.trials, args.seed, args.progress)
+    results = [done[pid] for pid in ids]
     doc = {"generator": "python -m scripts.lab.gnubg_rollouts", "gnubg": settings(args.trials, args.seed, 0),
            "note": "gnubg is a yardstick only: compared against, never trained on or fitted to",
-           "seconds": round(time.time() - start, 1), "positions": results}
+           "seconds": round(sum(r["seconds"] for r in results), 1), "positions": results}
     tmp = args.out.with_name(args.out.name + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1) + "\n")
     os.replace(tmp, args.out)
-    print(f"{len(results)} positions, {doc['seconds']} s -> {args.out}")
+    print(f"{len(results)} positions, {doc['seconds']} s of gnubg ({time.time() - start:.0f} s now) -> {args.out}")
+
+
+def generate(ids: list[str], trials: int, seed: int, progress: Path | None) -> dict[str, dict]:
+    """gnubg's rollout of each position, one gnubg process each; with `progress`, every result is
+    appended to that JSON-lines file as it finishes, and positions already there (also those
+    another process running beside has finished) are not redone."""
+    done: dict[str, dict] = {}
+    for k, pid in enumerate(ids, start=1):
+        done.update(_rows(progress, lambda r: r.get("trials") == trials and r.get("seed") == seed))
+        if pid in done:
+            continue
+        (rec,) = gnubg_rollout([pid], trials, seed)
+        done[pid] = {**rec, "trials": trials, "seed": seed}
+        print(f"{k}/{len(ids)} {pid}: equity {rec['equity']:+.3f} se {rec['se']['equity']:.3f}, "
+              f"{rec['seconds']:.0f} s", flush=True)
+        _append(progress, done[pid])
+    return {pid: {k: v for k, v in done[pid].items() if k not in ("trials", "seed")} for pid in ids}
+
+
+def _rows(path: Path | None, keep) -> dict[str, dict]:
+    """The rows of a JSON-lines progress file that `keep` accepts, by position."""
+    if path is None or not path.exists():
+        return {}
+    rows = (json.loads(line) for line in path.read_text().splitlines() if line.strip())
+    return {r["position"]: r for r in rows if keep(r)}
+
+
+def _append(path: Path | None, row: dict) -> None:
+    if path is not None:
+        with open(path, "a") as fh:
+            fh.write(json.dumps(row) + "\n")
 
 
 if __name__ == "__main__":
