@@ -27,7 +27,7 @@ LINE_LIMIT = 400
 """Longest error line as a whole."""
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.){%d,}'|\"(?:[^\"\\]|\\.){%d,}\"" % (ECHO_LIMIT + 1, ECHO_LIMIT + 1))
 
-COMMANDS = ("bench", "eval", "hint", "train", "moves", "show", "play", "pit", "serve", "rollout")
+COMMANDS = ("bench", "eval", "hint", "train", "moves", "show", "play", "pit", "serve", "rollout", "analyse")
 
 PLY_HELP = ("1-ply scores every play with the network and takes the best (gnubg calls this "
             "0-ply); 2-ply also averages over the opponent's 21 rolls of its best reply "
