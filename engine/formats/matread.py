@@ -11,8 +11,8 @@ header, right = the second; a cell is one of
     Takes  /  Drops    the answer to a double
     Beavers => 4       a take that redoubles at once (money play)
 
-and a game ends with `Wins N point(s)` under the winner's column (resignations show
-only that line). ` 0 point match` is a money session. Lines starting with `;` are
+and a game ends with `Wins N point(s)` under the winner's column, on a line of its own
+or (gnubg, after a drop) in the drop's row; resignations show only that line. ` 0 point match` is a money session. Lines starting with `;` are
 comments (gnubg puts the event's tags there).
 
 `read_mat(text)` parses and replays every game: each action carries the board before
@@ -44,7 +44,8 @@ _HEADER = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$")
 _ROW = re.compile(r"^\s*(\d+)\)(.*)$")
 _WINS = re.compile(r"^(\s*)Wins\s+(\d+)\s+points?(?:\s+and\s+the\s+match)?\s*$", re.I)
 _CELL = re.compile(r"(?P<dice>[1-6][1-6]):|(?P<double>Doubles)\s*=>\s*(?P<to>\d+)|(?P<take>Takes)|"
-                   r"(?P<drop>Drops|Passes)|(?P<beaver>Beavers)\s*=>\s*(?P<bto>\d+)", re.I)
+                   r"(?P<drop>Drops|Passes)|(?P<beaver>Beavers)\s*=>\s*(?P<bto>\d+)|"
+                   r"(?P<wins>Wins)\s+(?P<points>\d+)\s+points?(?:\s+and\s+the\s+match)?", re.I)
 
 
 @dataclass(frozen=True)
@@ -280,6 +281,8 @@ def _read_row(replay: _Replay, line: str, start: int, number: int, split: int) -
             replay.add("take", side, number)
         elif cell.group("drop"):
             replay.add("drop", side, number)
+        elif cell.group("wins"):   # gnubg puts it in the row of the drop
+            replay.finish(side, int(cell.group("points")), number)
         else:
             replay.add("beaver", side, number, cube_to=int(cell.group("bto")))
 

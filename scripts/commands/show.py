@@ -1,4 +1,4 @@
-"""`tdgammon show`: draw a position as an ASCII board with pip counts."""
+"""`tdgammon show`: draw a position as an ASCII board with pip counts, and print its IDs."""
 
 from __future__ import annotations
 
@@ -6,18 +6,28 @@ import argparse
 import sys
 
 from engine.formats.ascii_board import render
+from engine.formats.xgid import decode_xgid, encode_xgid, looks_like_xgid
+from engine.formats.matchid import MatchState
 from engine.position import Position
 
 
 def run(args: argparse.Namespace) -> int:
-    sys.stdout.write(render(Position.from_id(args.position_id)) + "\n")
+    if looks_like_xgid(args.position_id):
+        board, state = decode_xgid(args.position_id)
+        position = Position(board)
+    else:
+        position = Position.from_id(args.position_id)
+        state = MatchState(on_roll=1, turn=1)
+    sys.stdout.write(render(position) + "\n")
+    print(f" {encode_xgid(position.board, state)}")
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "show", help="draw a position as an ASCII board with pip counts",
-        description="Draw a gnubg Position ID like gnubg's `show board`: the player on roll "
-                    "is X (points 1-12 along the bottom), the opponent O.")
-    parser.add_argument("position_id", metavar="POSITION_ID", help="gnubg Position ID")
+        description="Draw a gnubg Position ID or an XGID like gnubg's `show board`: the player on roll "
+                    "is X (points 1-12 along the bottom), the opponent O; then its XGID"
+                    " (money, centred cube unless an XGID said otherwise).")
+    parser.add_argument("position_id", metavar="POSITION_ID", help="gnubg Position ID or XGID=...")
     parser.set_defaults(func=run)
