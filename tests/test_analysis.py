@@ -1,8 +1,6 @@
 """Match analysis: marks and ratings, grading rules, the pit --save -> analyse round trip, the CLI."""
 
 import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -12,7 +10,6 @@ from engine.formats.matread import read_mat, load_mat
 from engine.pubeval import PubevalEvaluator
 from scripts.cli import main
 
-DATA = Path(__file__).resolve().parent / "data"
 ONE_GAME = (" 0 point match\n\n Game 1\n a : 0                      b : 0\n"
             "  1) 31: 8/5 6/5                 64: 24/14\n"
             "  2) 66: 24/18(2) 13/7(2)         Doubles => 2\n"

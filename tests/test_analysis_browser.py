@@ -1,6 +1,5 @@
 """The --html page of `tdgammon analyse` opens from disk in Chromium: games, plots, marks, no errors."""
 
-from pathlib import Path
 
 import pytest
 

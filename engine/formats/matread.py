@@ -36,8 +36,6 @@ from engine.position import Position, game_result
 CENTRED = -1
 """Cube owner of a centred cube (otherwise the side, 0 = left column, 1 = right)."""
 
-KINDS = ("move", "double", "take", "drop", "beaver")
-
 _MATCH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.I)
 _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.I)
 _HEADER = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$")
@@ -97,9 +95,8 @@ class MatchRecord:
 class _Replay:
     """The board and cube of one game while its actions are read."""
 
-    def __init__(self, game: MatchGameRecord, match_length: int) -> None:
+    def __init__(self, game: MatchGameRecord) -> None:
         self.game = game
-        self.match_length = match_length
         self.board = Position.start().board.copy()   # side 0 in row 0
         self.cube = 1
         self.owner = CENTRED
@@ -228,7 +225,7 @@ def read_mat(text: str) -> MatchRecord:
                     crawford = crawford_done = True
             game = MatchGameRecord(pending_game, score, crawford)
             games.append(game)
-            replay = _Replay(game, match_length)
+            replay = _Replay(game)
             split = m.start(3) - 2
             pending_game = None
             continue
