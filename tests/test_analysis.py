@@ -1,6 +1,7 @@
 """Match analysis: marks and ratings, grading rules, the pit --save -> analyse round trip, the CLI."""
 
 import json
+from pathlib import Path
 import numpy as np
 import pytest
 
@@ -128,3 +129,23 @@ def test_text_report_and_player_filter(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Rating" in out and "per unforced move" in out and "b cube: played double" in out
     assert " a 31" not in out
+
+
+def test_match_ids_carry_the_score_cube_and_crawford():
+    from engine.formats.matchid import decode_match_id
+
+    path = Path(__file__).resolve().parent / "data" / "gnubg-analysis-1.mat"
+    record = load_mat(path)
+    decisions = analyse_match(record, PubevalEvaluator(), AnalysisSettings(ply=1))
+    games = {g.number: g for g in record.games}
+    assert any(d.kind == "take" for d in decisions)
+    for d in decisions:
+        state = decode_match_id(d.match_id)
+        game = games[d.game]
+        assert state.match_length == 5 and state.score == game.score and state.crawford == game.crawford
+        if d.kind == "take":   # the doubler's position, a double pending, the taker to answer
+            assert state.doubled and state.on_roll == 1 - d.side and state.turn == d.side
+        else:
+            assert state.on_roll == d.side and not state.doubled
+        if d.kind == "cube":
+            assert not game.crawford

@@ -259,8 +259,8 @@ def analyse_game(record: MatchRecord, game_index: int, evaluator: Evaluator,
                                        answer.kind if answer is not None else None)
             out.append(_decision(game, move_number + 1, names, action, "cube", cube, roller, settings, None))
             if taker is not None:
-                taker_cube = cube_for(record, game_index, answer, 1 - side)   # graded in the doubler's frame
-                out.append(_decision(game, move_number + 1, names, answer, "take", taker_cube, taker, settings,
+                # The answer is graded on the doubler's position and cube (its IDs are the doubler's).
+                out.append(_decision(game, move_number + 1, names, answer, "take", cube, taker, settings,
                                      None, board=action.board))
         if progress is not None:
             progress(1)
