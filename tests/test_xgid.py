@@ -75,8 +75,9 @@ def test_position_arguments_take_either_id(capsys):
     by_xgid = json.loads(capsys.readouterr().out)
     assert main(["hint", "4HPwATDgc/ABMA", "31", "--evaluator", "pubeval", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == by_xgid
-    assert main(["show", "4HPwATDgc/ABMA"]) == 0
-    assert OPENING in capsys.readouterr().out
+    assert main(["show", "4HPwATDgc/ABMA", "--xgid"]) == 0
+    out = capsys.readouterr().out
+    assert OPENING in out and "Position ID: 4HPwATDgc/ABMA" in out
     assert main(["show", "XGID=nonsense"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
 

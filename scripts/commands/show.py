@@ -19,7 +19,8 @@ def run(args: argparse.Namespace) -> int:
         position = Position.from_id(args.position_id)
         state = MatchState(on_roll=1, turn=1)
     sys.stdout.write(render(position) + "\n")
-    print(f" {encode_xgid(position.board, state)}")
+    if args.xgid:
+        print(f" {encode_xgid(position.board, state)}")
     return 0
 
 
@@ -27,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "show", help="draw a position as an ASCII board with pip counts",
         description="Draw a gnubg Position ID or an XGID like gnubg's `show board`: the player on roll "
-                    "is X (points 1-12 along the bottom), the opponent O; then its XGID"
-                    " (money, centred cube unless an XGID said otherwise).")
+                    "is X (points 1-12 along the bottom), the opponent O.")
     parser.add_argument("position_id", metavar="POSITION_ID", help="gnubg Position ID or XGID=...")
+    parser.add_argument("--xgid", action="store_true",
+                        help="also print the position's XGID (money, centred cube unless an XGID said otherwise)")
     parser.set_defaults(func=run)
