@@ -31,3 +31,7 @@ class MatchIdError(TdgammonError):
 
 class CubeError(TdgammonError):
     """Impossible cube or match settings (cube value, owner, score, match length)."""
+
+
+class MatFileError(TdgammonError):
+    """A .mat match file that cannot be read or replayed (the message names the line)."""

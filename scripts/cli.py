@@ -40,7 +40,7 @@ does not import the search)."""
 EVALUATOR_NAMES = ("pubeval", "random")
 """The built-in evaluators (models.loader.EVALUATORS), for the same reason."""
 
-COMMANDS = ("bench", "eval", "hint", "train", "recipe", "moves", "show", "play", "pit", "serve", "rollout")
+COMMANDS = ("bench", "eval", "hint", "train", "recipe", "moves", "show", "play", "pit", "serve", "rollout", "analyse")
 
 PLY_HELP = ("1-ply scores every play with the network and takes the best (gnubg calls this "
             "0-ply); 2-ply also averages over the opponent's 21 rolls of its best reply "

@@ -29,11 +29,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "models", "training", "scripts")
-ENGINE_SUBPACKAGES = ("cube", "formats", "gnubg", "pit", "rollout")
+ENGINE_SUBPACKAGES = ("analysis", "cube", "formats", "gnubg", "pit", "rollout")
 HEAVY = ("torch", "tensorboard", "ray", "fastapi", "uvicorn", "starlette")
 
 # What each engine subpackage may import besides the flat core (and itself).
 SUBPACKAGE_ALLOWED = {
+    "engine.analysis": {"engine.cube", "engine.formats"},  # grades cube actions of replayed .mat files
     "engine.cube": {"engine.pit"},                      # cube.play seats cube games in the pit
     "engine.formats": set(),
     "engine.gnubg": {"engine.cube", "engine.formats"},  # the external bot reads FIBS boards, decides cubes

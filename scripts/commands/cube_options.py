@@ -40,7 +40,7 @@ def add_cube_arguments(parser: argparse.ArgumentParser) -> None:
                        help="points already won in the match: A = side on roll, B = opponent (default 0-0)")
     group.add_argument("--crawford", action="store_true", help="this game is the Crawford game (no doubling)")
     group.add_argument("--match-id", metavar="ID", default=None,
-                       help="a gnubg Match ID giving cube, owner, match length, score and Crawford flag "
+                       help="a gnubg Match ID (or an XGID) giving cube, owner, match length, score and Crawford flag "
                             "(its player on roll is the side on roll); excludes the options above")
 
 
@@ -65,6 +65,10 @@ def cube_from_args(args: argparse.Namespace) -> tuple[CubeInfo, int]:
         if others:
             raise CubeError("give either --match-id or the cube options (--cube, --owner, --jacoby, "
                             "--beavers, --match, --score, --crawford), not both")
+        from engine.formats.xgid import decode_xgid, looks_like_xgid
+
+        if looks_like_xgid(args.match_id):
+            return cube_from_match_state(decode_xgid(args.match_id)[1])
         return cube_from_match_state(decode_match_id(args.match_id))
     if args.match is None and (args.score is not None or args.crawford):
         raise CubeError("--score and --crawford need --match N")

@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "eval", help="probabilities and cubeless equity of a position (side on roll, before the roll)",
         description="Evaluate a position for the side on roll, before it rolls: P(win), P(win gammon), "
                     "P(win backgammon), P(lose gammon), P(lose backgammon) and the cubeless money equity.")
-    parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID (omit with --batch)")
+    parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID or XGID=... (omit with --batch)")
     add_evaluator_arguments(parser)
     add_cube_arguments(parser)
     parser.set_defaults(func=run, small=one_position_at_1ply)
@@ -36,12 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def parse_line(line: str) -> Position:
     """A batch line: one Position ID."""
-    from engine.position import Position
+    from engine.formats.xgid import position_from_text
 
     fields = line.split()
     if len(fields) != 1:
         raise TdgammonError(f"expected one Position ID, got {line.strip()!r}")
-    return Position.from_id(fields[0])
+    return position_from_text(fields[0])
 
 
 def evaluate_record(position: Position, evaluator: Evaluator, ply: int) -> dict:
@@ -78,9 +78,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.position is None:
         raise TdgammonError("a POSITION_ID is required (or --batch to read them from stdin)")
-    from engine.position import Position
 
-    position = Position.from_id(args.position)
+    from engine.formats.xgid import position_from_text
+
+    position = position_from_text(args.position)
     evaluator = evaluator_from_args(args)
     record = evaluate_record(position, evaluator, args.ply)
     report = cube_report(position, evaluator, args.ply, cube, me)

@@ -12,11 +12,11 @@ from engine.errors import TdgammonError
 
 def moves_object(position_id: str, dice_text: str) -> dict:
     """The JSON object for one (Position ID, roll): position, dice and every play with its afterstate ID."""
+    from engine.formats.xgid import position_from_text
     from engine.dice import parse_dice
     from engine.notation import legal_plays
-    from engine.position import Position
 
-    position = Position.from_id(position_id)
+    position = position_from_text(position_id)
     dice = parse_dice(dice_text)
     plays = legal_plays(position, dice)
     return {"position": position.id, "dice": list(dice),
@@ -81,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "them, in gnubg notation with the Position ID after the play (sides NOT "
                     "swapped: the mover stays on roll in the ID).")
     parser.add_argument("position_id", nargs="?", metavar="POSITION_ID",
-                        help="gnubg Position ID, player on roll as gnubg encodes it")
+                        help="gnubg Position ID (player on roll as gnubg encodes it) or XGID=...")
     parser.add_argument("dice", nargs="?", metavar="DICE", help="the roll: 31, 3-1 or '3 1'")
     parser.add_argument("--json", action="store_true",
                         help='one JSON object: {"position", "dice", "moves": [{"move", "afterstate"}]}')

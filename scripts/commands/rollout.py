@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Play the position out many times from the side on roll, before its roll (or each of the "
                     "best plays of --dice), with quasi-random dice and variance reduction, and print the five "
                     "probabilities and the equity with standard errors and 95%% intervals.")
-    parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID (omit with --batch)")
+    parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID or XGID=... (omit with --batch)")
     parser.add_argument("--dice", metavar="ROLL", help="roll out the best plays of this roll (e.g. 31)")
     parser.add_argument("--top", type=int, default=3, help="with --dice: plays to roll out (default 3)")
     parser.add_argument("--trials", type=positive_int, default=1296, help="games to play (default 1296)")
@@ -138,12 +138,12 @@ def make_backend(args: argparse.Namespace, loader: EvaluatorLoader):
 
 def parse_line(line: str) -> tuple[Position, tuple[int, int] | None]:
     from engine.dice import parse_dice
-    from engine.position import Position
+    from engine.formats.xgid import position_from_text
 
     fields = line.split()
     if not 1 <= len(fields) <= 2:
         raise TdgammonError(f"expected 'POSITION_ID [DICE]', got {line.strip()!r}")
-    return Position.from_id(fields[0]), (parse_dice(fields[1]) if len(fields) == 2 else None)
+    return position_from_text(fields[0]), (parse_dice(fields[1]) if len(fields) == 2 else None)
 
 
 def _r(x, nd: int = 6):
@@ -302,10 +302,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.position is None:
             raise TdgammonError("a POSITION_ID is required (or --batch to read them from stdin)")
+        from engine.formats.xgid import position_from_text
         from engine.dice import parse_dice
-        from engine.position import Position
 
-        items = [(Position.from_id(args.position), parse_dice(args.dice) if args.dice else None)]
+        items = [(position_from_text(args.position), parse_dice(args.dice) if args.dice else None)]
     from engine.rollout.core import check_position
 
     for position, _ in items:
