@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from engine.analysis import THRESHOLDS
 from engine.cube.equity import (CENTRE, CUBE_MAX_PLY, ME_OWNS, OPP_OWNS, CubeInfo, best_cube_value, cash_value,
                                 cube_decision_at_ply, cube_efficiency, to_normalised)
 from engine.evaluator import Evaluator, flip
@@ -42,8 +43,6 @@ from engine.notation import format_play
 from engine.position import Position, game_results
 from engine.search import ROLL_WEIGHTS, afterstate_values, check_ply, rank_plays
 
-THRESHOLDS = (0.03, 0.06, 0.12)
-"""gnubg's default marks, in normalised equity: doubtful, bad, very bad."""
 MARKS = ("doubtful", "bad", "very bad")
 CLOSE_CUBE = 0.16
 """A cube decision not taken counts when doubling would lose less than this (gnubg's rule)."""

@@ -12,13 +12,16 @@ import json
 import multiprocessing as mp
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.analysis.grade import THRESHOLDS, AnalysisSettings, Decision, analyse_game, count_actions
-from engine.analysis.summary import RATING_SCALE, PlayerSummary, summarise
+from engine.analysis import THRESHOLDS
 from engine.errors import TdgammonError
-from engine.formats.matread import MatchRecord, load_mat
-from engine.search import MAX_PLY
-from scripts.cli import PLY_HELP
+from scripts.cli import MAX_PLY, PLY_HELP
+
+if TYPE_CHECKING:  # the analysis loads the search: imported where it runs
+    from engine.analysis.grade import AnalysisSettings, Decision
+    from engine.analysis.summary import PlayerSummary
+    from engine.formats.matread import MatchRecord
 
 _WORKER: dict = {}
 
@@ -87,6 +90,8 @@ def _init_worker(spec: str | None, record: MatchRecord, settings: AnalysisSettin
 
 
 def _analyse(index: int) -> tuple[int, list[Decision]]:
+    from engine.analysis.grade import analyse_game
+
     w = _WORKER
     return index, analyse_game(w["record"], index, w["evaluator"], w["settings"])
 
@@ -94,6 +99,8 @@ def _analyse(index: int) -> tuple[int, list[Decision]]:
 def analyse_record(record: MatchRecord, spec: str | None, settings: AnalysisSettings, workers: int = 1,
                    progress: bool = True) -> list[Decision]:
     """Every decision of the record, games in order; a tqdm bar over the file's actions."""
+    from engine.analysis.grade import analyse_game, count_actions
+
     from tqdm import tqdm
 
     bar = tqdm(total=count_actions(record), unit="decision", disable=not progress, file=sys.stderr,
@@ -127,6 +134,8 @@ def settings_line(record: MatchRecord, settings: AnalysisSettings, evaluator_nam
 def analysis_json(path: str, record: MatchRecord, settings: AnalysisSettings, evaluator_name: str,
                   players: list[PlayerSummary], decisions: list[Decision]) -> dict:
     """The --json object (docs/analysis.md)."""
+    from engine.analysis.summary import RATING_SCALE
+
     return {
         "file": path, "match_length": record.match_length, "evaluator": evaluator_name, "ply": settings.ply,
         "luck_ply": settings.luck_ply, "thresholds": list(settings.thresholds),
@@ -142,6 +151,8 @@ def analysis_json(path: str, record: MatchRecord, settings: AnalysisSettings, ev
 def format_text(record: MatchRecord, settings_text: str, players: list[PlayerSummary],
                 decisions: list[Decision]) -> str:
     """The readable report: settings, every marked decision, then the players' table."""
+    from engine.analysis.summary import RATING_SCALE
+
     unit = "MWC" if record.match_length else "points"
     lines = [f"Analysis: {settings_text}", ""]
     game = None
@@ -182,6 +193,10 @@ def format_text(record: MatchRecord, settings_text: str, players: list[PlayerSum
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine.analysis.grade import AnalysisSettings
+    from engine.analysis.summary import summarise
+    from engine.formats.matread import load_mat
+
     settings = AnalysisSettings(ply=args.ply, thresholds=parse_thresholds(args.thresholds), luck_ply=args.luck_ply)
     if args.workers < 1:
         raise TdgammonError(f"--workers must be at least 1, got {args.workers}")
