@@ -11,20 +11,21 @@ read both.
 
 Format changelog: 1 = first version; the ensemble kind came with the first ensemble
 default (commit 800756b, 2026-12-01; older programs refuse it as an unknown architecture);
-the `checksum` key came later still (older programs ignore it).
+the seal came later still (older programs ignore a zip comment).
 Nets of an older features version load with zero weights for the newer features (see
 _upgrade_inputs), so they play exactly as before.
 
-Damage is refused, never played: reading checks the zip's CRC-32 of every record (torch
-does not), then the payload's `checksum` (the SHA-256 of its whole content, tensors
-included, see content_digest; files written before it existed have none), then every
-field a crafted file could get wrong, and that every weight is finite. A write refuses
-non-finite weights, so a diverged run cannot replace a good file.
+Damage is refused, never played. A write seals the file: the zip's archive comment holds
+the SHA-256 of every byte before it, tensors included (`seal`). A read checks the seal,
+each zip record's CRC-32 (torch checks neither; a file from before the seal has only the
+CRCs), then every field a crafted file could get wrong, and that every weight is finite.
+A write refuses non-finite weights, so a diverged run cannot replace a good file.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import zipfile
 from dataclasses import dataclass, field
@@ -44,6 +45,9 @@ ENSEMBLE = "ensemble"
 MAX_HIDDEN = 8192
 """Widest net a file may declare (training.config's bound on `hidden`)."""
 STATE_KEYS = frozenset({"hidden.weight", "hidden.bias", "out.weight", "out.bias"})
+SEAL = b"tdgammon-sha256:"
+_EOCD = b"PK\x05\x06"   # a zip's end-of-central-directory record: 22 bytes, then the comment
+_SEALED_TAIL = 22 + len(SEAL) + 64
 
 
 @dataclass
@@ -114,40 +118,6 @@ def play_net(members: list[Checkpoint]) -> TDNet | TDNetEnsemble:
     return members[0].net if len(members) == 1 else TDNetEnsemble([m.net for m in members])
 
 
-def content_digest(value: Any) -> str:
-    """SHA-256 of a payload's content: every key, value and tensor (dtype, shape, bytes),
-    dicts in sorted key order, so the same content always gives the same digest however
-    torch lays out the file. ValueError for a type a checkpoint never holds."""
-    sha = hashlib.sha256()
-    _digest_into(sha, value)
-    return sha.hexdigest()
-
-
-def _digest_into(sha: Any, value: Any) -> None:
-    def put(tag: bytes, data: bytes) -> None:
-        sha.update(tag + len(data).to_bytes(8, "little") + data)
-
-    if isinstance(value, torch.Tensor):
-        flat = value.detach().cpu().contiguous().reshape(-1)
-        put(b"T", f"{flat.dtype} {tuple(value.shape)}".encode())
-        put(b"B", flat.view(torch.uint8).numpy().tobytes())
-    elif isinstance(value, dict):
-        put(b"D", str(len(value)).encode())
-        for key in sorted(value, key=lambda k: (type(k).__name__, repr(k))):
-            _digest_into(sha, key)
-            _digest_into(sha, value[key])
-    elif isinstance(value, (list, tuple)):
-        put(b"L" if isinstance(value, list) else b"U", str(len(value)).encode())
-        for item in value:
-            _digest_into(sha, item)
-    elif isinstance(value, str):
-        put(b"S", value.encode("utf-8", "surrogatepass"))
-    elif value is None or isinstance(value, (bool, int, float)):
-        put(type(value).__name__.encode(), repr(value).encode())
-    else:
-        raise ValueError(f"a checkpoint holds no {type(value).__name__}")
-
-
 def _payload(ckpt: Checkpoint) -> dict[str, Any]:
     if not _finite(ckpt.net.state_dict()):
         raise CheckpointError("refusing to write NaN or infinite weights")
@@ -166,11 +136,12 @@ def _payload(ckpt: Checkpoint) -> dict[str, Any]:
 
 def _write_atomic(path: Path, payload: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {**payload, "checksum": content_digest(payload)}
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
     tmp = path.with_name(path.name + ".tmp")
     try:
         with open(tmp, "wb") as fh:
-            torch.save(payload, fh)
+            fh.write(seal(buffer.getvalue()))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -179,16 +150,40 @@ def _write_atomic(path: Path, payload: dict[str, Any]) -> None:
         raise
 
 
+def seal(data: bytes) -> bytes:
+    """A zip (as torch.save writes it, no comment) with its seal as the archive comment:
+    SEAL and the SHA-256 of every byte before the comment's length field."""
+    if data[-22:-18] != _EOCD or data[-2:] != b"\0\0":
+        raise ValueError("not a zip without an archive comment")
+    comment = SEAL + hashlib.sha256(data[:-2]).hexdigest().encode()
+    return data[:-2] + len(comment).to_bytes(2, "little") + comment
+
+
+def _check_seal(data: bytes, path: Path) -> None:
+    """Refuse a sealed file whose bytes changed by even one bit, or a file that is neither
+    sealed nor a plain zip's end (a truncated one)."""
+    if data[-_SEALED_TAIL:-_SEALED_TAIL + 4] == _EOCD:
+        comment = data[-_SEALED_TAIL + 22:]
+        length = int.from_bytes(data[-_SEALED_TAIL + 20:-_SEALED_TAIL + 22], "little")
+        if (length != len(comment) or not comment.startswith(SEAL)
+                or comment[len(SEAL):] != hashlib.sha256(data[:-len(comment) - 2]).hexdigest().encode()):
+            raise CheckpointError(f"checkpoint {path} is corrupt: its bytes do not match its seal")
+    elif data[-22:-18] != _EOCD or data[-2:] != b"\0\0":
+        raise CheckpointError(f"checkpoint {path} is corrupt or truncated (no end of archive)")
+
+
 def _read(path: Path) -> dict[str, Any]:
-    """The file's payload, once its container, format, versions and checksum check out."""
+    """The file's payload, once its seal, CRCs, format and versions check out."""
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist" if not path.exists()
                               else f"checkpoint {path} is not a file")
+    data = path.read_bytes()
+    _check_seal(data, path)
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
             damaged = archive.testzip()     # every record against its CRC-32
         if damaged is None:
-            payload = torch.load(path, map_location="cpu", weights_only=True)
+            payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as err:  # zipfile and torch raise many types for a damaged zip or pickle
         raise CheckpointError(f"checkpoint {path} is corrupt or truncated ({type(err).__name__})") from None
     if damaged is not None:
@@ -203,14 +198,6 @@ def _read(path: Path) -> dict[str, Any]:
         raise CheckpointError(
             f"checkpoint {path} was trained with encoder version {payload.get('encoder_version')!r}, "
             f"this program has {ENCODER_VERSION}")
-    if "checksum" in payload:
-        content = {k: v for k, v in payload.items() if k != "checksum"}
-        try:
-            ok = payload["checksum"] == content_digest(content)
-        except Exception:  # a crafted value: an unknown type, nesting past the recursion limit
-            ok = False
-        if not ok:
-            raise CheckpointError(f"checkpoint {path} is corrupt: its content does not match its checksum")
     return payload
 
 
