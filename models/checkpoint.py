@@ -101,7 +101,7 @@ def load_members(path: str | os.PathLike) -> list[Checkpoint]:
     if not _is_ensemble(payload):
         return [_from_payload(payload, path)]
     members = payload.get("members")
-    if not isinstance(members, list) or len(members) < 2 or payload["architecture"].get("members") != len(members):
+    if not isinstance(members, list) or len(members) < 2 or not _is(payload["architecture"].get("members"), len(members)):
         raise CheckpointError(f"ensemble {path} does not list its member nets")
     nets = [_from_payload(member, path) for member in members]
     check_ensemble([m.net for m in nets])
@@ -188,13 +188,13 @@ def _read(path: Path) -> dict[str, Any]:
         raise CheckpointError(f"checkpoint {path} is corrupt or truncated ({type(err).__name__})") from None
     if damaged is not None:
         raise CheckpointError(f"checkpoint {path} is corrupt: its record {damaged!r} fails its CRC check")
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+    if not isinstance(payload, dict) or not _is(payload.get("format"), FORMAT):
         raise CheckpointError(f"{path} is not a tdgammon checkpoint")
-    if payload.get("format_version") != FORMAT_VERSION:
+    if not _is(payload.get("format_version"), FORMAT_VERSION):
         raise CheckpointError(
             f"checkpoint {path} has format version {payload.get('format_version')!r}, "
             f"this program reads {FORMAT_VERSION}")
-    if payload.get("encoder_version") != ENCODER_VERSION:
+    if not _is(payload.get("encoder_version"), ENCODER_VERSION):
         raise CheckpointError(
             f"checkpoint {path} was trained with encoder version {payload.get('encoder_version')!r}, "
             f"this program has {ENCODER_VERSION}")
@@ -203,7 +203,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 def _is_ensemble(payload: dict[str, Any]) -> bool:
     arch = payload.get("architecture")
-    return isinstance(arch, dict) and arch.get("kind") == ENSEMBLE
+    return isinstance(arch, dict) and _is(arch.get("kind"), ENSEMBLE)
 
 
 def _from_payload(payload: Any, path: Path) -> Checkpoint:
@@ -213,7 +213,7 @@ def _from_payload(payload: Any, path: Path) -> Checkpoint:
         raise CheckpointError(f"checkpoint {path} holds {type(payload).__name__} {payload!r} where a net belongs")
     arch = payload.get("architecture", {})
     hidden = arch.get("hidden") if isinstance(arch, dict) else None
-    if (not isinstance(arch, dict) or arch.get("kind") != "TDNet" or not _is_int(hidden)
+    if (not isinstance(arch, dict) or not _is(arch.get("kind"), "TDNet") or not _is_int(hidden)
             or not 1 <= hidden <= MAX_HIDDEN):
         raise CheckpointError(f"checkpoint {path} has an unknown architecture {arch!r}")
     features = arch.get("features", 0)  # 0: Tesauro's 198 inputs only (older files lack the key)
@@ -239,6 +239,11 @@ def _from_payload(payload: Any, path: Path) -> Checkpoint:
     if not isinstance(config, dict) or not isinstance(trainer_state, dict) or not _is_int(games) or games < 0:
         raise CheckpointError(f"checkpoint {path} has a malformed config, games count or trainer state")
     return Checkpoint(net=net, config=config, games_trained=games, trainer_state=trainer_state)
+
+
+def _is(value: Any, expected: str | int) -> bool:
+    """`value == expected`, and of the same type: a crafted tensor or bool never compares equal."""
+    return type(value) is type(expected) and value == expected
 
 
 def _is_int(value: Any) -> bool:
