@@ -587,6 +587,69 @@ def test_resume_drops_metrics_past_the_checkpoint(tmp_path):
     assert games == sorted(set(games)) == [20, 40, 60, 80]
 
 
+KILLER = """
+import os, signal, sys
+import models.checkpoint as checkpoint
+import training.trainer as trainer
+from scripts.cli import main
+
+where, nth = sys.argv[1], int(sys.argv[2])
+calls = []
+
+def dying(real):
+    def wrapper(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == nth:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args, **kwargs)
+    return wrapper
+
+if where == "before-checkpoint":    # the metrics record is written, its checkpoint not yet
+    trainer.save_checkpoint = dying(trainer.save_checkpoint)
+else:                                # the new checkpoint is complete in .tmp, not yet moved in place
+    checkpoint.os.replace = dying(checkpoint.os.replace)
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+@pytest.mark.slow
+def test_killed_twice_the_run_resumes_bit_identical_without_repeated_metrics(tmp_path):
+    """SIGKILL at the two worst moments (between a metrics record and its checkpoint; with the
+    next checkpoint written to .tmp but not moved in place), resumed each time: the metrics
+    hold each record once and the weights equal an uninterrupted run's."""
+    import subprocess
+    import sys
+
+    import torch
+
+    from models.checkpoint import load_checkpoint
+    from training.trainer import Trainer
+
+    config = {**TINY, "games": 100}
+    Trainer(TrainConfig(**config), tmp_path / "whole", progress=False).run()
+    toml = tmp_path / "c.toml"
+    toml.write_text("\n".join(f"{k} = {v}" for k, v in config.items()) + "\n")
+    out = tmp_path / "killed"
+    train = ["train", "--config", str(toml), "--out", str(out), "--no-progress"]
+    resume = ["--resume", str(out / "checkpoint.pt")]
+    root = Path(__file__).resolve().parent.parent
+    for kill, argv in ((["before-checkpoint", "2"], train), (["in-replace", "2"], train + resume)):
+        proc = subprocess.run([sys.executable, "-c", KILLER, *kill, *argv], cwd=root, capture_output=True,
+                              text=True, timeout=600)
+        assert proc.returncode == -9, proc.stderr
+        saved = load_checkpoint(out / "checkpoint.pt").games_trained
+        logged = [json.loads(line)["games"] for line in (out / "metrics.jsonl").read_text().splitlines()]
+        assert logged[-1] > saved          # the kill left a record past the checkpoint
+    assert main(train + resume) == 0
+    games = [json.loads(line)["games"] for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert games == [20, 40, 60, 80, 100]
+    assert not list(out.glob("*.tmp"))
+    whole, resumed = load_checkpoint(tmp_path / "whole" / "checkpoint.pt"), load_checkpoint(out / "checkpoint.pt")
+    assert resumed.games_trained == 100
+    for name, value in whole.net.state_dict().items():
+        assert torch.equal(resumed.net.state_dict()[name], value), name
+
+
 def test_resume_with_other_workers_warns_in_one_line(tmp_path, capsys):
     from training.trainer import Trainer
 
