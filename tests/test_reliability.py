@@ -175,6 +175,25 @@ def game_lines(seed: int) -> list[str]:
     return lines
 
 
+def test_an_idle_client_does_not_block_others_served_at_once():
+    """Six clients connected together, one of them silent: the other five are all answered."""
+    srv, thread = start_server(ExternalBot(PubevalEvaluator()), connections=6, concurrent=6, idle_timeout=30.0)
+    port = srv.getsockname()[1]
+    idle = Client(port)
+    answers, clients = [], [Client(port) for _ in range(5)]
+    workers = [threading.Thread(target=lambda c=c: answers.append(c.ask(GOOD_LINE))) for c in clients]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=60)
+    assert answers == ["8/5 6/5"] * 5
+    for c in clients + [idle]:
+        c.close()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    srv.close()
+
+
 @pytest.mark.slow
 def test_serve_load_50_concurrent_clients_each_a_full_game():
     bot = ExternalBot(PubevalEvaluator())
