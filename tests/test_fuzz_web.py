@@ -26,7 +26,7 @@ from scripts.cli import LINE_LIMIT
 from scripts.webapp.server import create_app
 
 TRIED: dict[str, int] = {}
-FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                        HealthCheck.too_slow])
 ACTIONS = ["roll", "step", "legal-step", "confirm", "undo-step", "undo-move", "double", "take", "pass",
            "resign", "rematch", "join", "take-over", "get", "hint", "eval", "garbage-body"]
@@ -62,7 +62,6 @@ def check_answer(res) -> None:
         assert "\n" not in body["error"] and len(body["error"]) <= LINE_LIMIT
 
 
-@pytest.mark.slow
 @FUZZ
 @given(mode=st.sampled_from(["computer", "hotseat", "friend"]), cube=st.booleans(),
        script=st.lists(st.tuples(st.sampled_from(ACTIONS), st.sampled_from(["mine", "other", "garbage", "none"]),
