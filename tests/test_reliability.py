@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from engine.errors import PositionIdError, TdgammonError
+from engine.features import FEATURES_VERSION
 from engine.formats.fibs import FibsBoardError, fibs_line, parse_fibs_board
 from engine.game import play_game
 from engine.gnubg.extbot import ExternalBot
@@ -174,6 +175,25 @@ def game_lines(seed: int) -> list[str]:
     return lines
 
 
+def test_an_idle_client_does_not_block_others_served_at_once():
+    """Six clients connected together, one of them silent: the other five are all answered."""
+    srv, thread = start_server(ExternalBot(PubevalEvaluator()), connections=6, concurrent=6, idle_timeout=30.0)
+    port = srv.getsockname()[1]
+    idle = Client(port)
+    answers, clients = [], [Client(port) for _ in range(5)]
+    workers = [threading.Thread(target=lambda c=c: answers.append(c.ask(GOOD_LINE))) for c in clients]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=60)
+    assert answers == ["8/5 6/5"] * 5
+    for c in clients + [idle]:
+        c.close()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    srv.close()
+
+
 @pytest.mark.slow
 def test_serve_load_50_concurrent_clients_each_a_full_game():
     bot = ExternalBot(PubevalEvaluator())
@@ -321,23 +341,185 @@ def test_pit_save_failing_at_the_end_still_prints_the_results(capsys, as_json):
         assert "pubeval ppg:" in out
 
 
-def test_crafted_model_files_are_one_line(tmp_path, capsys):
-    """Until models/checkpoint.py validates these (its owner's task), the CLI's safety net
-    still keeps them to one line: exit 1 `internal error`, never a traceback."""
+def _crafted(**changes) -> dict:
+    """A hand-written one-net payload (no seal, as torch.save writes it), valid unless changed."""
     import torch
 
     from engine.encoder import ENCODER_VERSION
+    from models.network import TDNet
 
-    base = {"format": "tdgammon-checkpoint", "format_version": 1, "encoder_version": ENCODER_VERSION}
-    payloads = {
-        "members": {**base, "architecture": {"kind": "ensemble", "members": 2}, "members": [1, 2]},
-        "hidden": {**base, "architecture": {"kind": "TDNet", "hidden": -5, "features": 0}, "state_dict": {}},
+    payload = {"format": "tdgammon-checkpoint", "format_version": 1, "encoder_version": ENCODER_VERSION,
+               "architecture": {"kind": "TDNet", "hidden": 4, "features": 0},
+               "state_dict": TDNet(4).state_dict(), "config": {}, "games_trained": 0, "trainer_state": {}}
+    for key, value in changes.items():
+        if key == "weights":
+            payload["state_dict"] = {**payload["state_dict"], **value}
+        else:
+            payload[key] = value
+    return payload
+
+
+def _ensemble(members: object, count: object = 2) -> dict:
+    return {**{k: v for k, v in _crafted().items() if k in ("format", "format_version", "encoder_version")},
+            "architecture": {"kind": "ensemble", "members": count}, "members": members}
+
+
+def _crafted_files() -> dict[str, dict]:
+    import torch
+
+    from models.network import TDNet
+
+    return {
+        "members = [1, 2]": _ensemble([1, 2]),
+        "one member": _ensemble([_crafted()], 1),
+        "members count": _ensemble([_crafted(), _crafted()], 3),
+        "mixed inputs": _ensemble([_crafted(), _crafted(architecture={"kind": "TDNet", "hidden": 4, "features": FEATURES_VERSION},
+                                                        state_dict=TDNet(4, features=True).state_dict())]),
+        "hidden = -5": _crafted(architecture={"kind": "TDNet", "hidden": -5, "features": 0}),
+        "hidden = true": _crafted(architecture={"kind": "TDNet", "hidden": True, "features": 0}),
+        "hidden = 10^13": _crafted(architecture={"kind": "TDNet", "hidden": 10**13, "features": 0}),
+        "features = [1]": _crafted(architecture={"kind": "TDNet", "hidden": 4, "features": [1]}),
+        "architecture = 7": _crafted(architecture=7),
+        "no weights": _crafted(state_dict={}),
+        "weights a list": _crafted(state_dict=[1, 2]),
+        "NaN weight": _crafted(weights={"out.bias": torch.full((5,), float("nan"))}),
+        "infinite weight": _crafted(weights={"hidden.weight": torch.full((4, 198), float("inf"))}),
+        "integer weights": _crafted(weights={"out.bias": torch.zeros(5, dtype=torch.int64)}),
+        "wrong shape": _crafted(weights={"hidden.weight": torch.zeros(4, 7)}),
+        "extra tensor": _crafted(weights={"extra": torch.zeros(1)}),
+        "config a list": _crafted(config=[1]),
+        "games_trained = -1": _crafted(games_trained=-1),
+        "games_trained = 1.5": _crafted(games_trained=1.5),
+        "trainer_state a string": _crafted(trainer_state="x"),
+        "format_version a list": _crafted(format_version=[1]),
     }
-    for name, payload in payloads.items():
-        path = tmp_path / f"{name}.pt"
-        torch.save(payload, path)
-        code, out, err = cli(capsys, ["eval", OPENING, "--model", str(path)])
-        assert code in (1, 2) and len(err) == 1 and "Traceback" not in err[0], err
+
+
+@pytest.mark.parametrize("name", list(_crafted_files()))
+def test_crafted_model_files_are_refused_in_one_line(tmp_path, capsys, name):
+    import torch
+
+    path = tmp_path / "crafted.pt"
+    torch.save(_crafted_files()[name], path)
+    code, out, err = cli(capsys, ["eval", OPENING, "--model", str(path)])
+    assert_one_error_line(code, err, "eval")
+    assert out == ""
+
+
+@pytest.mark.parametrize("state", [{"rng_states": [-1]}, {"rng_states": [2**64]}, {"rng_states": "x"},
+                                   {"rng_states": [True]}, {"wall_time": "x"}, {"wall_time": float("nan")},
+                                   {"distilled": 3}])
+def test_crafted_trainer_state_is_refused_on_resume(tmp_path, capsys, state):
+    import torch
+
+    config = {**TINY, "hidden": 4}
+    path = tmp_path / "crafted.pt"
+    torch.save(_crafted(config=config, trainer_state=state), path)
+    code, out, err = cli(capsys, ["train", "--resume", str(path), "--out", str(tmp_path / "run"), "--no-progress"])
+    assert_one_error_line(code, err, "train")
+    assert "malformed trainer state" in err[0]
+
+
+def test_a_hand_written_payload_is_valid_unless_changed(tmp_path):
+    """Guards the crafted cases above: each fails for its change, not for the helper."""
+    import torch
+
+    from models.checkpoint import load_checkpoint
+
+    torch.save(_crafted(), tmp_path / "ok.pt")
+    assert load_checkpoint(tmp_path / "ok.pt").net.n_hidden == 4
+
+
+def trained(tmp_path: Path) -> Path:
+    """A 40-game run's checkpoint (TINY)."""
+    from training.trainer import Trainer
+
+    Trainer(TrainConfig(**TINY), tmp_path / "run", progress=False).run()
+    return tmp_path / "run" / "checkpoint.pt"
+
+
+def test_resume_with_a_nan_learning_rate_leaves_the_checkpoint_byte_identical(tmp_path, capsys):
+    ckpt = trained(tmp_path)
+    good = ckpt.read_bytes()
+    config = tmp_path / "nan.toml"
+    config.write_text("\n".join(f"{k} = {v}" for k, v in {**TINY, "lr": "nan"}.items()) + "\n")
+    code, out, err = cli(capsys, ["train", "--config", str(config), "--resume", str(ckpt),
+                                  "--out", str(ckpt.parent), "--games", "100", "--no-progress"])
+    assert_one_error_line(code, err, "train")
+    assert "'lr'" in err[0] and "finite" in err[0]
+    assert ckpt.read_bytes() == good
+
+
+def test_a_bit_flipped_checkpoint_is_refused_in_one_line(tmp_path, capsys):
+    ckpt = trained(tmp_path)
+    data = bytearray(ckpt.read_bytes())
+    data[len(data) // 2] ^= 0x04
+    flipped = tmp_path / "flipped.pt"
+    flipped.write_bytes(bytes(data))
+    for argv in (["eval", OPENING, "--model", str(flipped)],
+                 ["train", "--resume", str(flipped), "--out", str(tmp_path / "more"), "--no-progress"]):
+        code, out, err = cli(capsys, argv)
+        assert_one_error_line(code, err, argv[0])
+        assert "corrupt" in err[0]
+
+
+def test_a_bit_flip_in_the_shipped_model_weights_is_refused(tmp_path, capsys):
+    """models/default.pt predates the seal: the zip's CRC-32 of each weight record catches it."""
+    import zipfile
+
+    from models.paths import DEFAULT_MODEL
+
+    data = bytearray(DEFAULT_MODEL.read_bytes())
+    with zipfile.ZipFile(DEFAULT_MODEL) as archive:
+        record = max(archive.infolist(), key=lambda info: info.file_size)   # a weight matrix
+    data[record.header_offset + 200 + record.file_size // 2] ^= 0x10
+    flipped = tmp_path / "default.pt"
+    flipped.write_bytes(bytes(data))
+    code, out, err = cli(capsys, ["eval", OPENING, "--model", str(flipped)])
+    assert_one_error_line(code, err, "eval")
+    assert "fails its CRC check" in err[0]
+
+
+def test_a_write_never_puts_non_finite_weights_in_place(tmp_path):
+    import torch
+
+    from engine.errors import CheckpointError
+    from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+
+    ckpt = trained(tmp_path)
+    good = ckpt.read_bytes()
+    net = load_checkpoint(ckpt).net
+    with torch.no_grad():
+        net.out.bias[0] = float("nan")
+    with pytest.raises(CheckpointError, match="NaN or infinite"):
+        save_checkpoint(ckpt, Checkpoint(net))
+    assert ckpt.read_bytes() == good and not list(ckpt.parent.glob("*.tmp"))
+
+
+def test_diverged_training_stops_in_one_line_and_keeps_the_checkpoint(tmp_path, capsys, monkeypatch):
+    """A chunk whose weights come back non-finite (here poisoned after the real kernel ran):
+    the command stops with one line, and checkpoint and metrics stay as they were."""
+    from training.selfplay import SelfPlay
+
+    ckpt = trained(tmp_path)
+    good, metrics = ckpt.read_bytes(), (ckpt.parent / "metrics.jsonl").read_text()
+    real_train = SelfPlay.train
+    calls = []
+
+    def diverging(self, *args):
+        result = real_train(self, *args)
+        calls.append(1)
+        if len(calls) == 2:
+            self.weights.w1[0, 0] = np.nan
+        return result
+
+    monkeypatch.setattr(SelfPlay, "train", diverging)
+    code, out, err = cli(capsys, ["train", "--resume", str(ckpt), "--out", str(ckpt.parent),
+                                  "--games", "100", "--no-progress"])
+    assert_one_error_line(code, err, "train")
+    assert "training stopped at game 50" in err[0] and "keeps the last good state" in err[0]
+    assert ckpt.read_bytes() == good
+    assert (ckpt.parent / "metrics.jsonl").read_text() == metrics
 
 
 # -- 5. play, serve and argparse ----------------------------------------------------------------
@@ -422,6 +604,69 @@ def test_resume_drops_metrics_past_the_checkpoint(tmp_path):
     Trainer(TrainConfig(**TINY), out, resume=out / "checkpoint.pt", total_games=80, progress=False).run()
     games = [json.loads(line)["games"] for line in path.read_text().splitlines()]
     assert games == sorted(set(games)) == [20, 40, 60, 80]
+
+
+KILLER = """
+import os, signal, sys
+import models.checkpoint as checkpoint
+import training.trainer as trainer
+from scripts.cli import main
+
+where, nth = sys.argv[1], int(sys.argv[2])
+calls = []
+
+def dying(real):
+    def wrapper(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == nth:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args, **kwargs)
+    return wrapper
+
+if where == "before-checkpoint":    # the metrics record is written, its checkpoint not yet
+    trainer.save_checkpoint = dying(trainer.save_checkpoint)
+else:                                # the new checkpoint is complete in .tmp, not yet moved in place
+    checkpoint.os.replace = dying(checkpoint.os.replace)
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+@pytest.mark.slow
+def test_killed_twice_the_run_resumes_bit_identical_without_repeated_metrics(tmp_path):
+    """SIGKILL at the two worst moments (between a metrics record and its checkpoint; with the
+    next checkpoint written to .tmp but not moved in place), resumed each time: the metrics
+    hold each record once and the weights equal an uninterrupted run's."""
+    import subprocess
+    import sys
+
+    import torch
+
+    from models.checkpoint import load_checkpoint
+    from training.trainer import Trainer
+
+    config = {**TINY, "games": 100}
+    Trainer(TrainConfig(**config), tmp_path / "whole", progress=False).run()
+    toml = tmp_path / "c.toml"
+    toml.write_text("\n".join(f"{k} = {v}" for k, v in config.items()) + "\n")
+    out = tmp_path / "killed"
+    train = ["train", "--config", str(toml), "--out", str(out), "--no-progress"]
+    resume = ["--resume", str(out / "checkpoint.pt")]
+    root = Path(__file__).resolve().parent.parent
+    for kill, argv in ((["before-checkpoint", "2"], train), (["in-replace", "2"], train + resume)):
+        proc = subprocess.run([sys.executable, "-c", KILLER, *kill, *argv], cwd=root, capture_output=True,
+                              text=True, timeout=600)
+        assert proc.returncode == -9, proc.stderr
+        saved = load_checkpoint(out / "checkpoint.pt").games_trained
+        logged = [json.loads(line)["games"] for line in (out / "metrics.jsonl").read_text().splitlines()]
+        assert logged[-1] > saved          # the kill left a record past the checkpoint
+    assert main(train + resume) == 0
+    games = [json.loads(line)["games"] for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert games == [20, 40, 60, 80, 100]
+    assert not list(out.glob("*.tmp"))
+    whole, resumed = load_checkpoint(tmp_path / "whole" / "checkpoint.pt"), load_checkpoint(out / "checkpoint.pt")
+    assert resumed.games_trained == 100
+    for name, value in whole.net.state_dict().items():
+        assert torch.equal(resumed.net.state_dict()[name], value), name
 
 
 def test_resume_with_other_workers_warns_in_one_line(tmp_path, capsys):

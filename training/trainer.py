@@ -71,14 +71,11 @@ class Trainer:
             if ckpt.net.features != config.features:
                 raise CheckpointError(f"checkpoint {resume} has features={ckpt.net.features}, "
                                       f"the config asks for features={config.features}")
-            state = ckpt.trainer_state
-            rngs = state.get("rng_states")
-            if not isinstance(rngs, list) or len(rngs) != config.workers:
+            rngs, self.wall_time, self.history = _resume_state(ckpt.trainer_state, resume)
+            if len(rngs) != config.workers:   # scripts.commands.train warns that exactness is lost
                 rngs = [int(seed_state(config.seed, 7919 * ckpt.games_trained + w)[0])
                         for w in range(config.workers)]
             self.games = ckpt.games_trained
-            self.wall_time = float(state.get("wall_time", 0.0))
-            self.history = {key: list(state[key]) for key in HISTORY_KEYS if key in state}
             net = ckpt.net
         else:
             self.games = 0
@@ -222,6 +219,20 @@ class Trainer:
     def _crossed(self, before: int, every: int) -> bool:
         """True when the games count passed a multiple of `every` in the last chunk."""
         return every > 0 and before // every != self.games // every
+
+
+def _resume_state(state: dict, resume: Path) -> tuple[list[int], float, dict[str, list]]:
+    """The workers' dice states (64-bit splitmix64 states; none in an older file), the wall
+    time and the net's history of a checkpoint's trainer state; CheckpointError if malformed."""
+    rngs = state.get("rng_states", [])
+    wall_time = state.get("wall_time", 0.0)
+    history = {key: state[key] for key in HISTORY_KEYS if key in state}
+    if (not isinstance(rngs, list)
+            or not all(isinstance(r, int) and not isinstance(r, bool) and 0 <= r < 2**64 for r in rngs)
+            or isinstance(wall_time, bool) or not isinstance(wall_time, (int, float))
+            or not math.isfinite(wall_time) or not all(isinstance(v, list) for v in history.values())):
+        raise CheckpointError(f"checkpoint {resume} has a malformed trainer state")
+    return rngs, float(wall_time), {key: list(value) for key, value in history.items()}
 
 
 def _drop_metrics_after(path: Path, games: int) -> None:

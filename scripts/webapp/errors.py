@@ -1,7 +1,8 @@
 """How refusals reach the client: always a JSON body {"error": "<message>"}.
 
 The page shows that message as it is, so every kind of refusal (a rule, bad input, a
-malformed request) takes the same shape instead of FastAPI's default detail lists.
+malformed request) takes the same shape instead of FastAPI's default detail lists. The
+message is bounded as the command line bounds its error lines (scripts.cli.one_line).
 """
 
 from __future__ import annotations
@@ -13,15 +14,16 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from engine.errors import TdgammonError
+from scripts.cli import one_line
 from scripts.webapp.game import GameError
 
 
 async def _game_error(request: Request, err: GameError) -> JSONResponse:
-    return JSONResponse({"error": err.message}, status_code=err.status)
+    return JSONResponse({"error": one_line(err.message)}, status_code=err.status)
 
 
 async def _input_error(request: Request, err: TdgammonError) -> JSONResponse:
-    return JSONResponse({"error": str(err)}, status_code=400)
+    return JSONResponse({"error": one_line(err)}, status_code=400)
 
 
 async def _validation_error(request: Request, err: RequestValidationError) -> JSONResponse:
@@ -29,7 +31,7 @@ async def _validation_error(request: Request, err: RequestValidationError) -> JS
     for e in err.errors():
         where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
         parts.append(f"{where}: {e.get('msg')}")
-    return JSONResponse({"error": "bad request: " + "; ".join(parts)}, status_code=422)
+    return JSONResponse({"error": one_line("bad request: " + "; ".join(parts))}, status_code=422)
 
 
 ERROR_HANDLERS: dict[type[Exception], Callable[..., Awaitable[JSONResponse]]] = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from scripts.cli import shorten
 from scripts.webapp.context import Context
 
 router = APIRouter(prefix="/api/games")
@@ -18,7 +19,7 @@ async def watch(ws: WebSocket, game_id: str, context: Context, token: str | None
     hub = context.hub
     game = hub.find(game_id)
     if game is None:
-        await ws.close(code=4404, reason=f"no game with id {game_id!r}")
+        await ws.close(code=4404, reason=f"no game with id {shorten(game_id)!r}")
         return
     await ws.accept()
     hub.sockets.setdefault(game_id, []).append((ws, token))
@@ -26,7 +27,12 @@ async def watch(ws: WebSocket, game_id: str, context: Context, token: str | None
     await hub.broadcast(game)
     try:
         while True:
-            await ws.receive_text()
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            if message.get("bytes") is not None:   # the page sends nothing; a binary frame is refused
+                await ws.close(code=1003, reason="this socket accepts no binary frames")
+                break
     except WebSocketDisconnect:
         pass
     finally:
