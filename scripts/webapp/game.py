@@ -156,10 +156,11 @@ class Game:
 
     def seats_of(self, token: str | None) -> list[int]:
         """The seats a token controls (both for a hot-seat token), or [] for anything else."""
-        if not token:
+        if not isinstance(token, str) or not token:
             return []
+        given = token.encode("utf-8", "surrogatepass")  # compare_digest takes str only if it is ASCII
         return [s for s in (WHITE, BLACK)
-                if self.seats[s].token is not None and secrets.compare_digest(self.seats[s].token, token)]
+                if self.seats[s].token is not None and secrets.compare_digest(self.seats[s].token.encode(), given)]
 
     def _require_token(self, token: str | None) -> list[int]:
         seats = self.seats_of(token)
