@@ -210,6 +210,26 @@ def test_local_stop_and_resume_equals_uninterrupted(local_reference: Path, tmp_p
     _assert_same_weights(local_reference, out / "checkpoint.pt")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("field, value", [("published", 5), ("published", {}), ("version", "x"),
+                                          ("jobs", [[0, 25, 99]]), ("jobs", [[0, -1, 0]])])
+def test_a_hand_made_actor_state_is_refused_in_one_line(local_reference: Path, tmp_path: Path,
+                                                        field: str, value: object) -> None:
+    from engine.errors import CheckpointError
+    from models.checkpoint import Checkpoint, save_checkpoint
+
+    ckpt = load_checkpoint(local_reference)
+    state = dict(ckpt.trainer_state["distributed"])
+    if field == "jobs" or field == "version":
+        state["version"] = int(next(iter(state["published"]))) if field == "jobs" else value
+    state[field] = value
+    crafted = tmp_path / "crafted.pt"
+    save_checkpoint(crafted, Checkpoint(ckpt.net, ckpt.config, ckpt.games_trained,
+                                        {**ckpt.trainer_state, "distributed": state}))
+    with pytest.raises(CheckpointError, match="actor/learner state is malformed"):
+        DistributedTrainer(TrainConfig(**TINY), tmp_path / "run", LocalBackend(1), resume=crafted, progress=False)
+
+
 def _check_smoke_learned(run: Path, cfg: TrainConfig, actors: int) -> None:
     """The bar of test_training.py::test_smoke_config_learns: >= 90% wins vs random in 400 games."""
     trained = Weights(load_checkpoint(run / "checkpoint.pt").net)

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from engine.errors import CheckpointError
 from models.checkpoint import load_checkpoint
 from training.actors import ActorDied, ActorSpec, Job, WeightArrays
 from training.config import TrainConfig
@@ -195,7 +196,8 @@ class DistributedTrainer(Trainer):
         super().__init__(config, out, resume=resume, total_games=total_games, progress=progress)
         self.selfplay.close()  # the Hogwild threads are not used
         state = load_checkpoint(resume).trainer_state.get("distributed") if resume else None
-        self.selfplay = ActorLearner(self.weights, config, backend, self.games, state)
+        self.selfplay = ActorLearner(self.weights, config, backend, self.games,
+                                     _checked_state(state, self.weights, resume))
 
     def _trainer_state(self) -> dict[str, Any]:
         state = super()._trainer_state()
@@ -204,3 +206,26 @@ class DistributedTrainer(Trainer):
 
     def _extra_scalars(self) -> dict[str, float]:
         return self.selfplay.scalars()
+
+
+def _checked_state(state: Any, weights: Weights, path: Path | None) -> dict[str, Any] | None:
+    """A checkpoint's actor/learner state as written by ActorLearner.state(), or one
+    CheckpointError line: a hand-made state must not raise deep inside the learner."""
+    if state is None:
+        return None
+    shapes = [a.shape for a in weights.as_tuple()]
+    try:
+        published = state["published"]
+        ok = (isinstance(published, dict) and len(published) > 0
+              and all(isinstance(t, torch.Tensor) and bool(torch.isfinite(t).all())
+                      for arrays in published.values() for t in arrays)
+              and all([tuple(t.shape) for t in arrays] == shapes for arrays in published.values())
+              and int(state["version"]) in {int(v) for v in published}
+              and 0 <= int(state["next_start"]) < 2**62
+              and all(0 <= int(start) < 2**62 and 0 < int(games) <= 10**6 and int(version) in {int(v) for v in published}
+                      for start, games, version in state["jobs"]))
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
+        ok = False
+    if not ok:
+        raise CheckpointError(f"checkpoint {path}: its actor/learner state is malformed (not written by tdgammon train)")
+    return state
