@@ -199,14 +199,16 @@ class RayExecutor:
 
     def map(self, fn: Callable, jobs: list[tuple]) -> Iterator[Any]:
         refs = [self.task.remote(fn, args, self.pid_file) for args in jobs]
+        done = 0
         try:
             for ref in refs:
                 yield self.ray.get(ref)
+                done += 1
         finally:
-            for ref in refs:
+            for ref in refs[done:]:   # only those never fetched: the caller stopped early
                 try:
                     self.ray.cancel(ref)
-                except Exception:  # already finished
+                except Exception:  # finished meanwhile
                     pass
 
     def close(self) -> None:
