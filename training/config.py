@@ -122,19 +122,23 @@ RANGES: dict[str, tuple[float, float, bool]] = {
 """Each number's range: wide enough for any real run, narrow enough that nothing overflows."""
 
 
+def read_toml(path: Path, what: str = "config file") -> dict[str, Any]:
+    """A TOML file's table, or one ConfigError line naming `what` the file was meant to be."""
+    try:
+        return tomllib.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{what} {path} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{what} {path} is a directory, not a TOML file") from None
+    except OSError as err:
+        raise ConfigError(f"cannot read {what} {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{what} {path} is not UTF-8 text (byte {err.start})") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{what} {path} is not valid TOML: {err}") from None
+
+
 def load_config(path: str | Path) -> TrainConfig:
     """Read and validate a TOML run configuration."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"config file {path} does not exist") from None
-    except IsADirectoryError:
-        raise ConfigError(f"config file {path} is a directory, not a TOML file") from None
-    except OSError as err:
-        raise ConfigError(f"cannot read config file {path}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"config file {path} is not UTF-8 text (byte {err.start})") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"config file {path} is not valid TOML: {err}") from None
-    return TrainConfig.from_dict(data, source=str(path))
+    return TrainConfig.from_dict(read_toml(path), source=str(path))

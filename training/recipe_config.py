@@ -18,13 +18,12 @@ Stage configs are paths relative to the recipe file (or the configs/ folder next
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
-from training.config import TrainConfig, load_config
+from training.config import TrainConfig, load_config, read_toml
 
 
 @dataclass(frozen=True)
@@ -128,18 +127,7 @@ def _stage(entry: Any, recipe_path: Path, where: str, seed: int | None) -> Stage
 def load_recipe(path: str | Path) -> Recipe:
     """Read and validate a recipe; ConfigError (one line) on the first fault."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"recipe {path} does not exist") from None
-    except IsADirectoryError:
-        raise ConfigError(f"recipe {path} is a directory, not a TOML file") from None
-    except OSError as err:
-        raise ConfigError(f"cannot read recipe {path}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"recipe {path} is not UTF-8 text (byte {err.start})") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"recipe {path} is not valid TOML: {err}") from None
+    data = read_toml(path, "recipe")
     unknown = set(data) - {"name", "seed", "member", "round_defaults", "round", "gate"}
     if unknown:
         raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}")
