@@ -322,6 +322,8 @@ def test_ray_killed_worker_same_result(tmp_path):
         thread.join()
         backend.close()
     assert killed, "no worker was killed"
+    starts = [line.split()[1] for line in pid_file.read_text().split("\n") if line.strip()]
+    assert starts.count("72") >= 2, starts  # the killed worker's batch was run again
     assert np.array_equal(res.data.ids, local.data.ids)
     assert np.array_equal(res.data.raw, local.data.raw) and np.allclose(res.data.luck, local.data.luck)
 
