@@ -195,6 +195,10 @@ def test_save_resume_equals_uninterrupted(pubeval, tmp_path):
     with pytest.raises(RolloutError, match="different settings"):
         rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval),
                          RolloutSettings(trials=108, batch=36, seed=3), resume_path=path)
+    other = tmp_path / "notes.txt"
+    other.write_text("not a rollout\n")
+    with pytest.raises(RolloutError, match="not a file written by --save"):
+        rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s, resume_path=other)
 
 
 def test_target_se_stops_early(pubeval):

@@ -133,8 +133,10 @@ def load(path: str | Path, board: np.ndarray, settings: RolloutSettings) -> Tria
         with np.load(path) as z:
             meta = json.loads(str(z["meta"]))
             data = TrialData(*(z[f] for f in ("ids", "raw", "luck", "cf_raw", "cf_luck", "turns")))
-    except (OSError, ValueError, KeyError) as err:
-        raise RolloutError(f"cannot resume from {path}: {err}") from None
+    except OSError as err:
+        raise RolloutError(f"cannot resume from {path}: {err.strerror or err}") from None
+    except (ValueError, KeyError, EOFError):
+        raise RolloutError(f"cannot resume from {path}: not a file written by --save") from None
     if meta.get("version") != FILE_VERSION:
         raise RolloutError(f"cannot resume from {path}: file version {meta.get('version')}")
     if meta["position"] != board.tolist():
