@@ -530,8 +530,9 @@ class Game:
 
         Without the cube a resignation is a single game (the page's rule). Against the
         computer the offer is accepted or refused from its evaluation; a refusal is logged
-        and the game goes on. A friend accepts or refuses in their page (phase "resign"
-        meanwhile); in hot-seat the players sit together and the offer ends the game."""
+        and the game goes on. With the cube (or in a match) a friend accepts or refuses in
+        their page (phase "resign" meanwhile); in hot-seat the players sit together, and
+        without the cube a single game is all there is to offer: the offer ends the game."""
         with self.lock:
             seats = self._require_token(token)
             if self.phase in ("over", "waiting", "resign"):
@@ -555,7 +556,7 @@ class Game:
                                              f"{kind}: play on")
                     self._changed()
                     return
-            elif self.mode == "friend":
+            elif self.mode == "friend" and self.cube_enabled:
                 self.resign_offer = {"by": loser, "points": points, "phase": self.phase}
                 self.phase = "resign"
                 self._log(loser, None, "", f"{offer}: {COLORS[winner].capitalize()} to accept or refuse")

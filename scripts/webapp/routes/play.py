@@ -61,7 +61,7 @@ async def step(game_id: str, body: StepBody, context: Context) -> dict:
 async def resign(game_id: str, body: ResignBody, context: Context) -> dict:
     """The opponent wins `points` (1-3; more than 1 only with the cube or in a match) times the
     cube value. The computer accepts or refuses from its evaluation (a refusal is in the log);
-    a friend accepts or refuses in their page (phase 'resign' meanwhile); in hot-seat the
+    with the cube a friend accepts or refuses in their page (phase 'resign' meanwhile); otherwise the
     points are given at once."""
     game = context.hub.get(game_id)
     await context.hub.apply(game, lambda: game.resign(body.token, body.points))
