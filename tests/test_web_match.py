@@ -235,3 +235,54 @@ def test_every_level_plays_either_colour(level, color):
             state = ok(post(client, gid, "roll", token))
         state = play_turn(client, gid, token)
     assert len(played) >= 3 and all(e["move"] or e["text"].endswith("no legal play") for e in played)
+
+
+@pytest.mark.gnubg
+def test_gnubg_imports_a_web_match(tmp_path):
+    import json
+    import subprocess
+
+    from tests.conftest import GNUBG
+
+    client, _ = make_client(dice=[3, 1], seed=4)
+    gid, token, _ = new_game(client, mode="hotseat", match=3)
+    game = game_of(client, gid)
+    ok(post(client, gid, "roll", token))                 # game 1: White opens, Black doubles, White passes
+    play_turn(client, gid, token)
+    ok(post(client, gid, "double", token))
+    ok(post(client, gid, "pass", token))
+    game.dice_source.values = [3, 1]                     # game 2: double taken, redouble passed
+    ok(post(client, gid, "roll", token))
+    play_turn(client, gid, token)
+    ok(post(client, gid, "double", token))
+    ok(post(client, gid, "take", token))
+    ok(post(client, gid, "roll", token))
+    play_turn(client, gid, token)
+    ok(post(client, gid, "double", token))
+    state = ok(post(client, gid, "pass", token))
+    assert state["match"]["score"] == {"white": 2, "black": 1} and state["match"]["crawford"]
+    for _ in range(1000):                                # the Crawford game and any after: played out
+        if state["phase"] == "over":
+            break
+        if state["phase"] in ("opening", "roll"):
+            state = ok(post(client, gid, "roll", token))
+        if state["phase"] == "move":
+            state = play_turn(client, gid, token)
+    assert state["phase"] == "over"
+    path = tmp_path / "match.mat"
+    path.write_text(client.get(f"/api/games/{gid}/mat").text)
+    script = tmp_path / "check.py"
+    script.write_text(
+        "import gnubg, json\n"
+        f"gnubg.command('import mat {path}')\n"
+        "m = gnubg.match(analysis=0, boards=0, statistics=0, verbose=0)\n"
+        "print('RESULT ' + json.dumps([m['match-info']['match-length'], "
+        "[[g['info']['winner'], g['info']['points-won'], g['info']['score-X'], g['info']['score-O']] "
+        "for g in m['games']]]))\n")
+    proc = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True, timeout=120)
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT "))
+    length, games = json.loads(line[7:])
+    results = state["match"]["results"]
+    assert length == 3 and len(games) == len(results) >= 3
+    assert [g[:2] for g in games] == [["X" if r["winner"] == "white" else "O", r["points"]] for r in results]
+    assert [g[2:] for g in games[:3]] == [[0, 0], [0, 1], [2, 1]]
