@@ -286,3 +286,24 @@ def test_gnubg_imports_a_web_match(tmp_path):
     assert length == 3 and len(games) == len(results) >= 3
     assert [g[:2] for g in games] == [["X" if r["winner"] == "white" else "O", r["points"]] for r in results]
     assert [g[2:] for g in games[:3]] == [[0, 0], [0, 1], [2, 1]]
+
+
+@pytest.mark.parametrize("score, crawford, doubles", [
+    (None, False, False),          # money play: an even game is no double
+    ([2, 1], False, True),         # post-Crawford, the computer (Black) trails: it doubles at once
+    ([2, 1], True, False),         # the Crawford game: no doubling
+    ([1, 2], False, False),        # post-Crawford, the computer leads: its cube is dead
+])
+def test_the_computers_cube_follows_the_match_score(score, crawford, doubles):
+    client, _ = make_client(dice=[3, 1], win=0.5)                  # White opens; every game even
+    gid, token, _ = new_game(client, mode="computer", level="medium", cube=True, match=0 if score is None else 3)
+    game = game_of(client, gid)
+    if score is not None:
+        game.match.score, game.match.crawford, game.match.crawford_done = score, crawford, not crawford
+    ok(post(client, gid, "roll", token))
+    state = play_turn(client, gid, token)
+    assert (state["phase"] == "doubled") is doubles, state["message"]
+    if doubles:
+        assert state["cube"]["offered_by"] == "black" and state["can_take"]
+    else:
+        assert [e["side"] for e in state["log"] if e.get("steps") is not None] == ["white", "black"]

@@ -102,6 +102,7 @@ def test_a_three_point_match_with_the_cube_in_hot_seat(ctx, even_url):
     score = pg.locator("#match-score").inner_text()
     assert score.endswith("game 2 · Crawford game: no doubling") and f"{taker.capitalize()} 2" in score
     assert "Crawford game" in pg.locator("#message").inner_text()
+    assert "Crawford game (no doubling)" in pg.locator("#cube-text").inner_text()
 
     # The Crawford game: no doubling at any roll; the leader resigns it; then single games resigned.
     click_turn_on_board(pg)                                    # the opening roll
@@ -192,3 +193,60 @@ def test_undo_refused_after_an_accepted_double(ctx, even_url):
     res = pg.request.post(f"{even_url}/api/games/{st['game_id']}/undo-move",
                           data={"token": pg.evaluate("window.tdg.token")})
     assert res.status == 409 and "accepted double" in res.json()["error"]
+
+
+class FavouriteEvaluator:
+    """Every afterstate: the side that just moved wins 10% of the time, no gammons. So the side
+    on roll is always a 90% favourite: at 3-away it doubles and the opponent passes."""
+
+    name = "favourite"
+
+    def evaluate(self, afterstates):
+        import numpy as np
+
+        out = np.zeros((len(afterstates), 5))
+        out[:, 0] = 0.1
+        return out
+
+
+@pytest.mark.slow
+def test_a_three_point_match_against_the_computer_with_its_match_cube(ctx):
+    seeds = iter(range(40, 10_000))
+    app = create_app(FavouriteEvaluator(), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=8)
+    for url in serve(app):
+        pg = ctx.new_page()
+        pg.goto(url + "/")
+        pg.get_by_label("Match").select_option("3")
+        st = start(pg, "Medium")
+        assert st["match"]["length"] == 3 and st["mode"] == "computer"
+        seen, took = set(), 0
+        for _ in range(600):
+            st = state(pg)
+            if st["phase"] == "over":
+                break
+            score = pg.locator("#match-score").inner_text()
+            seen.add("Crawford" if "Crawford game" in score else "post" if "post-Crawford" in score else "")
+            mine = [e for e in st["log"] if e.get("game") == st["match"]["game"] and e["side"] == "white"
+                    and e["steps"] is not None and not e["undone"]]
+            if st["can_take"]:
+                took += 1
+                press(pg, "Take" if took == 1 else "Pass", pg.locator("#actions"))
+            elif st["can_double"]:
+                press(pg, "Double", pg.locator("#actions"))
+            elif st["phase"] == "move" and st["turn"] == "white" and len(mine) >= 2:
+                resign(pg, "Resign a single game")      # a game the cube cannot end: the Crawford game
+            else:
+                click_turn_on_board(pg)
+        st = state(pg)
+        assert st["phase"] == "over" and st["match"]["winner"] in ("white", "black")
+        assert st["match"]["score"][st["match"]["winner"]] == 3
+        assert "Crawford" in seen
+        texts = [e["text"] for e in st["log"]]
+        assert any("Black doubles" in t for t in texts) and any("White takes" in t for t in texts)
+        assert any("passes" in t for t in texts)
+        # Nobody doubled in the Crawford game.
+        crawford = next(e["game"] for e in st["log"] if "(Crawford game: no doubling)" in e["text"])
+        assert not [e for e in st["log"] if e.get("cube") == "double" and e["game"] == crawford]
+        pg.goto(url + "/history")
+        pg.wait_for_load_state("networkidle")
+        assert "Match to 3" in pg.locator("#history").inner_text()

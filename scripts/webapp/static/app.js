@@ -312,6 +312,7 @@ function cubeText(st) {
   const c = st.cube;
   if (!c.enabled) return "Cubeless game (no doubling).";
   const cap = (s) => s[0].toUpperCase() + s.slice(1);
+  if (st.match && st.match.crawford) return "Cube: 1, out of play in the Crawford game (no doubling).";
   if (c.offered_by) return `Cube: ${cap(c.offered_by)} offers it at ${c.offered_value}; it was at ${c.value}.`;
   return c.owner ? `Cube: ${c.value}, owned by ${cap(c.owner)}.` : `Cube: ${c.value}, centred (either side may double).`;
 }
