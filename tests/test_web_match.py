@@ -307,3 +307,19 @@ def test_the_computers_cube_follows_the_match_score(score, crawford, doubles):
         assert state["cube"]["offered_by"] == "black" and state["can_take"]
     else:
         assert [e["side"] for e in state["log"] if e.get("steps") is not None] == ["white", "black"]
+
+
+def test_a_friend_match_goes_on_with_the_same_seats_after_an_accepted_resignation():
+    client, _ = make_client(dice=[3, 1])
+    gid, host, _ = new_game(client, mode="friend", color="white", match=5)
+    guest = ok(client.post(f"/api/games/{gid}/join"))["token"]
+    ok(post(client, gid, "roll", host))
+    s = client.get(f"/api/games/{gid}", params={"token": host}).json()["legal_steps"][0]
+    ok(post(client, gid, "step", host, **{"from": s["from"], "to": s["to"], "die": s["die"]}))
+    state = resign(client, gid, host, 3)
+    assert state["phase"] == "resign" and state["steps_taken"]          # the step stays shown
+    state = ok(post(client, gid, "accept-resign", guest))
+    assert state["match"]["score"] == {"white": 0, "black": 3} and state["phase"] == "opening"
+    assert state["you"] == ["black"] and state["message"].startswith("White 0, Black 3 (match to 5). Game 2")
+    state = ok(post(client, gid, "roll", guest))                     # either seat rolls the opening
+    assert state["phase"] == "move"

@@ -304,7 +304,7 @@ class Game:
 
     def current_board(self) -> np.ndarray:
         """White-view board including the steps taken so far this turn."""
-        if self.phase == "move" and self.planner is not None and self.taken:
+        if self.phase in ("move", "resign") and self.planner is not None and self.taken:
             after = self.planner.board_after(self.taken)
             return np.array(after if self.turn == WHITE else after[::-1], dtype=np.int8)
         return self.board
@@ -810,7 +810,7 @@ class Game:
             acting = self.turn in you and self.phase == "move"
             options = self.planner.options(self.taken) if self.phase == "move" else []
             steps_left = list(self.planner.dice) if self.phase == "move" else []
-            for s in self.taken:
+            for s in self.taken if self.phase == "move" else []:
                 steps_left.remove(s.die)
             complete = self.phase == "move" and (self.planner.n_steps == 0 or self.planner.complete(self.taken))
             if self.phase == "move" and complete:
