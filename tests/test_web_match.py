@@ -15,7 +15,6 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from engine.cube.equity import CubeInfo
-from engine.position import Position
 from scripts.webapp.game import Game, SequenceDice
 from scripts.webapp.record import game_mat
 from scripts.webapp.server import create_app
@@ -57,13 +56,13 @@ def test_hotseat_match_score_crawford_post_crawford_and_the_end_at_n_points():
     assert state["match"]["score"] == {"white": 0, "black": 2} and state["match"]["game"] == 2
     assert state["match"]["crawford"] and state["match"]["results"][0]["kind"] == "gammon"
     assert state["message"].startswith("White 0, Black 2 (match to 3): Crawford game, no doubling. Game 2")
-    assert state["cube"]["value"] == 1 and state["position_id"] == Position.start().id   # a fresh board
-    assert not state["can_undo_move"]
+    assert state["cube"]["value"] == 1 and not state["can_undo_move"]
 
     # Game 2, Crawford: nobody may double.
     game.dice_source.values = [1, 3]
     state = ok(post(client, gid, "roll", token))
-    assert state["turn"] == "black"
+    assert state["turn"] == "black" and state["last_move"] is None
+    assert state["board"]["points"][23] == 2 and state["board"]["points"][0] == -2   # a fresh board
     state = play_turn(client, gid, token)
     assert state["phase"] == "roll" and state["turn"] == "white" and not state["can_double"]
     refused(client, gid, "double", token, 409, "Crawford game")
@@ -323,3 +322,17 @@ def test_a_friend_match_goes_on_with_the_same_seats_after_an_accepted_resignatio
     assert state["you"] == ["black"] and state["message"].startswith("White 0, Black 3 (match to 5). Game 2")
     state = ok(post(client, gid, "roll", guest))                     # either seat rolls the opening
     assert state["phase"] == "move"
+
+
+def test_between_games_the_final_position_stays_until_the_opening_roll():
+    client, _ = make_client(dice=[3, 1, 5, 2])
+    gid, token, _ = new_game(client, mode="hotseat", match=3)
+    ok(post(client, gid, "roll", token))
+    played = play_turn(client, gid, token)                         # White 3-1, then Black doubles
+    ok(post(client, gid, "double", token))
+    state = ok(post(client, gid, "pass", token))                   # White passes: Black 1, game 2
+    assert state["phase"] == "opening" and state["board"] == played["board"]
+    assert state["last_move"]["side"] == "white" and state["last_move"]["dice"] == [3, 1]
+    state = ok(post(client, gid, "roll", token))
+    assert state["last_move"] is None and state["board"]["points"][5] == 5 and state["board"]["points"][7] == 3
+    assert state["board"]["points"][18] == -5 and state["board"]["points"][16] == -3

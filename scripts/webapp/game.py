@@ -18,7 +18,7 @@ included, is multiplied by the cube value. The computer's cube actions are engin
 
 A match (scripts.webapp.match) is played with the cube, game after game in the same Game:
 a game's end adds its points to the score and, until a side reaches the length, deals the
-next game (phase "opening"). Undo move never crosses a game's end, and in a match it stops
+next game (phase "opening", the last game's final position shown until the opening roll). Undo move never crosses a game's end, and in a match it stops
 at the opponent's roll. Resigning a gammon or backgammon needs the cube; against a friend
 the offer waits in phase "resign" for their accept or refusal.
 """
@@ -334,6 +334,8 @@ class Game:
         with self.lock:
             seats = self._require_token(token)
             if self.phase == "opening":
+                if self.match is not None:     # the last game's final position stayed until now
+                    self.board = np.array(Position.start().board, dtype=np.int8)
                 while True:
                     white, black = self._roll_pair()
                     if white != black:
@@ -442,7 +444,6 @@ class Game:
             self.phase, self.result = "over", result
             return
         self._log(None, None, "", f"Score: {self.match.score_text()}")
-        self.board = np.array(Position.start().board, dtype=np.int8)
         self.turn, self.dice, self.opening = None, None, None
         self.cube_value, self.cube_owner = 1, None
         self.phase = "opening"
@@ -792,9 +793,11 @@ class Game:
 
     def last_move(self) -> dict | None:
         """The last turn played and not taken back: side, dice and (from, to) steps in the
-        mover's numbering, for the board's last-move marks."""
+        mover's numbering, for the board's last-move marks. In a match, of the game whose board
+        is shown (between games, the last game's final position stays until the opening roll)."""
+        shown = self.match.game_number - (self.phase == "opening") if self.match is not None else 1
         for entry in reversed(self.log):
-            if entry.get("steps") is not None and not entry.get("undone"):
+            if entry.get("steps") is not None and not entry.get("undone") and entry.get("game", 1) == shown:
                 return {"side": entry["side"], "dice": entry["dice"], "steps": entry["steps"], "move": entry["move"]}
         return None
 
