@@ -164,8 +164,9 @@ def test_friend_game_cube_token_rules():
     assert client.get(f"/api/games/{gid}").json() == pending
     state = ok(post(client, gid, "take", host))
     assert state["cube"]["owner"] == "white" and state["cube"]["value"] == 2
-    # The host now owns the cube; a resignation by the guest counts the cube value.
-    state = ok(post(client, gid, "resign", guest))
+    # The host now owns the cube; a resignation by the guest, once accepted, counts the cube value.
+    assert ok(post(client, gid, "resign", guest))["phase"] == "resign"
+    state = ok(post(client, gid, "accept-resign", host))
     assert state["result"]["winner"] == "white" and state["result"]["points"] == 2 and state["result"]["resigned"]
     rematch = ok(post(client, gid, "rematch", host))
     assert rematch["state"]["cube"]["enabled"] and rematch["state"]["cube"]["value"] == 1

@@ -12,6 +12,9 @@ class NewGame(BaseModel):
     color: str = Field("white", description="your colour: 'white' or 'black' (vs computer and friend)")
     cube: bool = Field(False, description="play with the doubling cube: money play, cube centred at 1, "
                                           "Jacoby and beavers off; results count the cube value")
+    match: int = Field(0, ge=0, le=25, description="0: single games; 1-25: a match to that many points, "
+                                                   "with the cube, the Crawford rule and the next game "
+                                                   "dealt when one ends")
 
 
 class TokenBody(BaseModel):

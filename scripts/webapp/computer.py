@@ -16,9 +16,9 @@ import random
 
 import numpy as np
 
-from engine.cube.equity import CubeInfo
+from engine.cube.equity import CubeInfo, cash_value, cubeful_value
 from engine.cube.play import EvaluatorCubeDecider
-from engine.evaluator import Evaluator, equity
+from engine.evaluator import Evaluator, flip
 from engine.position import Position
 from engine.search import RankedPlay, evaluate_position, rank_plays
 
@@ -68,12 +68,20 @@ class ComputerPlayer:
         """Take a double? board and cube from the DOUBLER's view (the doubler on roll)."""
         return self.cube.accepts(Position(board), cube)
 
-    def accepts_resignation(self, board: np.ndarray, computer_on_roll: bool, points: int) -> bool:
-        """Take a resignation of `points` (1 single, 2 gammon, 3 backgammon, per cube unit)?
-        Yes when it gives at least the computer's cubeless equity of playing on (1-ply, board
-        from the side on roll's view), as a backgammon server's bot decides."""
-        value = float(equity(evaluate_position(board, self.evaluator, 1)))
-        return points >= (value if computer_on_roll else -value) - 1e-9
+    def accepts_resignation(self, board: np.ndarray, computer_on_roll: bool, points: int,
+                            cube: CubeInfo | None = None) -> bool:
+        """Take a resignation of `points` (1 single, 2 gammon, 3 backgammon) times the cube?
+
+        Yes when the offer is worth at least what the computer expects from playing on by its
+        own 1-ply probabilities (board from the side on roll's view), cube dead: in money play
+        points against its cubeless equity, in a match the match winning chances after the
+        offer against the cubeless MWC (engine.cube.equity, the Kazaross-XG2 table). `cube` is
+        the computer's view (None: a 1-cube in money play)."""
+        cube = cube or CubeInfo()
+        probs = evaluate_position(board, self.evaluator, 1)
+        if not computer_on_roll:
+            probs = flip(probs)
+        return cash_value(cube, points) >= cubeful_value(probs, cube, 0.0) - 1e-9
 
 
 def warm_up(evaluator: Evaluator) -> None:

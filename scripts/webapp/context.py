@@ -47,10 +47,12 @@ class WebContext:
             raise GameError(400, f"level must be one of {', '.join(LEVELS)}, got {level!r}")
         return ComputerPlayer(self.evaluator, level, random.Random(self.rng.getrandbits(64)))
 
-    def new_game(self, mode: str, level: str, color: str, cube: bool = False, client: str = "") -> Game:
-        """Start a game and store it; `color` is the creator's seat, `client` their address."""
+    def new_game(self, mode: str, level: str, color: str, cube: bool = False, client: str = "",
+                 match: int = 0) -> Game:
+        """Start a game (a match to `match` points when > 0) and store it; `color` is the creator's
+        seat, `client` their address."""
         human = color_index(color)
-        game = self._start(mode, self._opponent(mode, level), human, cube)
+        game = self._start(mode, self._opponent(mode, level), human, cube, match)
         self.hub.add(game, client)
         return game
 
@@ -59,7 +61,7 @@ class WebContext:
         with game.lock:
             if game.rematch_id is None or self.hub.find(game.rematch_id) is None:
                 new = self._start(game.mode, self._opponent(game.mode, game.level),
-                                  1 - game.host, game.cube_enabled)
+                                  1 - game.host, game.cube_enabled, game.match.length if game.match else 0)
                 if game.mode == "friend":
                     new.seats[game.host].token = secrets.token_urlsafe(18)
                     new.phase = "opening"
@@ -72,9 +74,9 @@ class WebContext:
     def _opponent(self, mode: str, level: str) -> ComputerPlayer | None:
         return self.computer(level) if mode == "computer" else None
 
-    def _start(self, mode: str, opponent: ComputerPlayer | None, human: int, cube: bool) -> Game:
+    def _start(self, mode: str, opponent: ComputerPlayer | None, human: int, cube: bool, match: int = 0) -> Game:
         return Game(secrets.token_urlsafe(9), mode, self.dice_factory(), opponent, human,
-                    self.disconnect_timeout, cube)
+                    self.disconnect_timeout, cube, match)
 
 
 def web_context(connection: HTTPConnection) -> WebContext:

@@ -15,6 +15,12 @@ may double; the game then waits in phase "doubled" (turn stays with the doubler)
 the opponent takes (the cube doubles and goes to the taker; the doubler rolls) or passes
 (the doubler wins the cube's value before the double). Every result, resignation
 included, is multiplied by the cube value. The computer's cube actions are engine.cube.equity's.
+
+A match (scripts.webapp.match) is played with the cube, game after game in the same Game:
+a game's end adds its points to the score and, until a side reaches the length, deals the
+next game (phase "opening", the last game's final position shown until the opening roll). Undo move never crosses a game's end, and in a match it stops
+at the opponent's roll. Resigning a gammon or backgammon needs the cube; against a friend
+the offer waits in phase "resign" for their accept or refusal.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo
 from engine.notation import format_play
 from engine.position import Position, game_result
 from scripts.webapp.computer import ComputerPlayer
+from scripts.webapp.match import Match
 from scripts.webapp.rules import BAR, Step, TurnPlanner
 
 WHITE, BLACK = 0, 1
@@ -109,7 +116,8 @@ class Game:
     """One game; every public method takes the lock, checks, then changes state."""
 
     def __init__(self, game_id: str, mode: str, dice, computer: ComputerPlayer | None = None,
-                 human: int = WHITE, disconnect_timeout: float = 120.0, cube: bool = False) -> None:
+                 human: int = WHITE, disconnect_timeout: float = 120.0, cube: bool = False,
+                 match_length: int = 0) -> None:
         if mode not in MODES:
             raise GameError(400, f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if mode == "computer" and computer is None:
@@ -134,7 +142,12 @@ class Game:
         self.opening: tuple[int, int] | None = None
         self.history: list[Snapshot] = []
         self.rematch_id: str | None = None
-        self.cube_enabled = bool(cube)
+        try:
+            self.match = Match(match_length) if match_length else None
+        except ValueError as err:
+            raise GameError(400, str(err)) from None
+        self.cube_enabled = bool(cube) or self.match is not None
+        self.resign_offer: dict | None = None   # a friend's pending resignation: by, points, phase
         self.cube_value = 1
         self.cube_owner: int | None = None     # None: centred; else the seat that owns it
         self.swap_tokens: dict[str, str] = {}   # old game's token -> this rematch's token
@@ -186,12 +199,15 @@ class Game:
             "over": "the game is over",
             "doubled": f"{COLORS[self.turn].capitalize() if self.turn is not None else ''} has doubled: "
                        "the double must be taken or passed first",
+            "resign": "a resignation is offered: it must be accepted or refused first",
         }[self.phase]
 
     # ----- the cube ------------------------------------------------------------------
 
     def cube_info(self, side: int) -> CubeInfo:
-        """The cube seen by `side` (money play, Jacoby and beavers off), for engine.cube.equity."""
+        """The cube seen by `side` (money play, Jacoby and beavers off; or the match), for engine.cube.equity."""
+        if self.match is not None:
+            return self.match.cube_info(side, self.cube_value, self.cube_owner)
         if self.cube_owner is None:
             owner = CENTRE
         else:
@@ -210,6 +226,10 @@ class Game:
             return f"it is {COLORS[self.turn]}'s turn, not yours"
         if self.cube_owner is not None and self.cube_owner != side:
             return f"{COLORS[self.cube_owner].capitalize()} owns the cube: only its owner may redouble"
+        if self.match is not None and self.match.crawford:
+            return "no doubling in the Crawford game"
+        if self.match is not None and self.cube_info(side).cube_dead_for_me():
+            return f"the cube is dead: winning this game at {self.cube_value} already wins the match"
         if not self.cube_info(side).may_double():
             return f"the cube is at its maximum ({self.cube_value})"
         return None
@@ -269,11 +289,10 @@ class Game:
     def _decline(self, responder: int) -> None:
         winner = 1 - responder
         points = self.cube_value
-        self.phase = "over"
-        self.result = {"winner": COLORS[winner], "points": points, "kind": "double passed",
-                       "resigned": False, "passed": True, "cube": self.cube_value}
         self._log(responder, None, "", f"{COLORS[responder].capitalize()} passes: "
                                       f"{COLORS[winner].capitalize()} wins {_points(points)}", cube="pass")
+        self._end_game(winner, {"winner": COLORS[winner], "points": points, "kind": "double passed",
+                                "resigned": False, "passed": True, "cube": self.cube_value})
 
     # ----- board views ---------------------------------------------------------------
 
@@ -285,7 +304,7 @@ class Game:
 
     def current_board(self) -> np.ndarray:
         """White-view board including the steps taken so far this turn."""
-        if self.phase == "move" and self.planner is not None and self.taken:
+        if self.phase in ("move", "resign") and self.planner is not None and self.taken:
             after = self.planner.board_after(self.taken)
             return np.array(after if self.turn == WHITE else after[::-1], dtype=np.int8)
         return self.board
@@ -315,6 +334,8 @@ class Game:
         with self.lock:
             seats = self._require_token(token)
             if self.phase == "opening":
+                if self.match is not None:     # the last game's final position stayed until now
+                    self.board = np.array(Position.start().board, dtype=np.int8)
                 while True:
                     white, black = self._roll_pair()
                     if white != black:
@@ -341,6 +362,8 @@ class Game:
         self.taken = []
         self.planner = TurnPlanner(self.mover_board(side), *dice)
         self.phase = "move"
+        if self.match is not None:
+            self.history.clear()      # in a match, undo stops at the opponent's roll
         if self.seats[side].kind == "human" and self.planner.n_steps > 0:
             self.history.append(Snapshot(self.board.copy(), side, dice, len(self.log),
                                          self.cube_value, self.cube_owner))
@@ -399,15 +422,33 @@ class Game:
         if points:
             kind = RESULT_NAMES[abs(points)]
             total = abs(points) * self.cube_value
-            self.phase = "over"
-            self.result = {"winner": COLORS[side], "points": total, "kind": kind, "resigned": False,
-                           "passed": False, "cube": self.cube_value}
             cube = f" with the cube at {self.cube_value}" if self.cube_value > 1 else ""
             self._log(None, None, "", f"{name} wins a {kind}{cube} ({_points(total)})")
+            self._end_game(side, {"winner": COLORS[side], "points": total, "kind": kind, "resigned": False,
+                                  "passed": False, "cube": self.cube_value})
         else:
             self.turn = 1 - side
             self.phase = "roll"
             self.dice = None
+
+    def _end_game(self, winner: int, result: dict) -> None:
+        """A game is over: the end of a single game, or in a match its points added to the score
+        and, unless the match is won, the next game dealt (centred cube, opening roll)."""
+        self.planner, self.taken, self.resign_offer = None, [], None
+        self.history.clear()          # undo never crosses the end of a game
+        if self.match is None or self.match.add_result(result, winner):
+            if self.match is not None:
+                result = {**result, "match_winner": COLORS[winner], "score": list(self.match.score)}
+                self._log(None, None, "", f"{COLORS[winner].capitalize()} wins the match "
+                                          f"{self.match.score[winner]}-{self.match.score[1 - winner]}")
+            self.phase, self.result = "over", result
+            return
+        self._log(None, None, "", f"Score: {self.match.score_text()}")
+        self.turn, self.dice, self.opening = None, None, None
+        self.cube_value, self.cube_owner = 1, None
+        self.phase = "opening"
+        self._log(None, None, "", f"Game {self.match.game_number}"
+                                  + (" (Crawford game: no doubling)" if self.match.crawford else ""))
 
     def _run_computer(self) -> None:
         """Let a computer seat answer doubles, double, roll and play until a human has to act."""
@@ -447,6 +488,8 @@ class Game:
             return "the game is over: a finished game cannot be taken back"
         if self.phase == "doubled":
             return "a double is pending: it must be taken or passed first"
+        if self.phase in ("opening", "resign"):
+            return self._phase_refusal()
         if self.phase != "roll":
             return "undo move is not available between the roll and the confirm: use undo step"
         if not self.history:
@@ -478,17 +521,22 @@ class Game:
             name = COLORS[snap.turn].capitalize()
             self._log(snap.turn, None, "", f"{name} takes back the move ({plays}); "
                                             f"the dice {snap.dice[0]}-{snap.dice[1]} are kept", takeback=True)
+            # The replayed turn may be taken back again: its start, after the takeback line.
+            self.history.append(Snapshot(snap.board.copy(), snap.turn, snap.dice, len(self.log),
+                                         snap.cube_value, snap.cube_owner))
             self._changed()
 
     def resign(self, token: str | None, points: int = 1) -> None:
-        """Resign a single game, a gammon or a backgammon (points 1-3, times the cube value).
+        """Offer to resign a single game, a gammon or a backgammon (points 1-3, times the cube).
 
         Without the cube a resignation is a single game (the page's rule). Against the
         computer the offer is accepted or refused from its evaluation; a refusal is logged
-        and the game goes on. A person opposite (hot-seat, friend) is given the points at once."""
+        and the game goes on. With the cube (or in a match) a friend accepts or refuses in
+        their page (phase "resign" meanwhile); in hot-seat the players sit together, and
+        without the cube a single game is all there is to offer: the offer ends the game."""
         with self.lock:
             seats = self._require_token(token)
-            if self.phase in ("over", "waiting"):
+            if self.phase in ("over", "waiting", "resign"):
                 raise GameError(409, self._phase_refusal())
             if points not in RESULT_NAMES:
                 raise GameError(400, f"a resignation is of 1, 2 or 3 points (single, gammon, backgammon), got {points}")
@@ -500,22 +548,56 @@ class Game:
                 loser = WHITE
             winner = 1 - loser
             kind = RESULT_NAMES[points]
+            offer = f"{COLORS[loser].capitalize()} offers to resign a {kind} ({_points(points * self.cube_value)})"
             if self.seats[winner].kind == "computer" and self.turn is not None:
                 on_roll = self.turn
                 board = self.mover_board(on_roll)
-                if not self.computer.accepts_resignation(board, on_roll == winner, points):
+                if not self.computer.accepts_resignation(board, on_roll == winner, points, self.cube_info(winner)):
                     self._log(None, None, "", f"{COLORS[winner].capitalize()} refuses the resignation of a "
                                              f"{kind}: play on")
                     self._changed()
                     return
-            self.phase = "over"
-            self.planner = None
-            self.taken = []
-            total = points * self.cube_value
-            self.result = {"winner": COLORS[winner], "points": total, "kind": kind, "resigned": True,
-                           "passed": False, "cube": self.cube_value}
-            self._log(None, None, "", f"{COLORS[loser].capitalize()} resigns a {kind}: "
-                                     f"{COLORS[winner].capitalize()} wins {_points(total)}")
+            elif self.mode == "friend" and self.cube_enabled:
+                self.resign_offer = {"by": loser, "points": points, "phase": self.phase}
+                self.phase = "resign"
+                self._log(loser, None, "", f"{offer}: {COLORS[winner].capitalize()} to accept or refuse")
+                self._changed()
+                return
+            self._resigned(loser, points)
+            self._changed()
+
+    def _resigned(self, loser: int, points: int) -> None:
+        winner = 1 - loser
+        kind = RESULT_NAMES[points]
+        total = points * self.cube_value
+        self._log(None, None, "", f"{COLORS[loser].capitalize()} resigns a {kind}: "
+                                 f"{COLORS[winner].capitalize()} wins {_points(total)}")
+        self._end_game(winner, {"winner": COLORS[winner], "points": total, "kind": kind, "resigned": True,
+                                "passed": False, "cube": self.cube_value})
+
+    def accept_resignation(self, token: str | None) -> None:
+        self.answer_resignation(token, True)
+
+    def refuse_resignation(self, token: str | None) -> None:
+        self.answer_resignation(token, False)
+
+    def answer_resignation(self, token: str | None, accept: bool) -> None:
+        """The friend offered a resignation answers it: accept (the game ends for the points
+        offered) or refuse (play goes on where it stopped)."""
+        with self.lock:
+            seats = self._require_token(token)
+            offer = self.resign_offer
+            if self.phase != "resign" or offer is None:
+                raise GameError(409, "no resignation is offered")
+            if 1 - offer["by"] not in seats:
+                raise GameError(409, "you offered the resignation: your opponent accepts or refuses it")
+            self.resign_offer = None
+            if accept:
+                self._resigned(offer["by"], offer["points"])
+            else:
+                self.phase = offer["phase"]
+                self._log(1 - offer["by"], None, "", f"{COLORS[1 - offer['by']].capitalize()} refuses the "
+                                                     f"resignation of a {RESULT_NAMES[offer['points']]}: play on")
             self._changed()
 
     def hint_request(self, token: str | None) -> tuple[np.ndarray, tuple[int, int], int]:
@@ -557,6 +639,8 @@ class Game:
                 raise GameError(409, f"the opponent is not disconnected long enough "
                                      f"({away:.0f} of {self.disconnect_timeout:.0f} s)")
             other = 1 - seat
+            if self.phase == "resign":
+                self.phase, self.resign_offer = self.resign_offer["phase"], None
             self.seats[other] = Seat("computer")
             self.mode = "computer"
             self.computer = computer
@@ -595,6 +679,8 @@ class Game:
             "cube_owner": self.cube_owner, "swap_tokens": self.swap_tokens, "host": self.host,
             "seats": [{"kind": seat.kind, "token": seat.token} for seat in self.seats],
             "creator_token": self.creator_token,
+            "match": self.match.to_json() if self.match is not None else None,
+            "resign_offer": self.resign_offer,
         }
 
     @classmethod
@@ -622,6 +708,8 @@ class Game:
         game.swap_tokens, game.host = record["swap_tokens"], record["host"]
         game.seats = [Seat(s["kind"], s["token"]) for s in record["seats"]]
         game.creator_token = record["creator_token"]
+        game.match = Match.from_json(record.get("match"))
+        game.resign_offer = record.get("resign_offer")
         game.on_change = None
         return game
 
@@ -632,10 +720,13 @@ class Game:
         """One log line; `cube` names a cube action ("double", "take", "pass") for the live region,
         `steps` a turn's (from, to) in the mover's numbering (25 = bar, 0 = off), for the
         last-move marks; taken-back lines stay, with "undone" set."""
-        self.log.append({"side": None if side is None else COLORS[side],
-                         "dice": list(dice) if dice else None, "move": move, "text": text, "cube": cube,
-                         "steps": [[a, b] for a, b in steps] if steps is not None else None,
-                         "takeback": takeback, "undone": False})
+        entry = {"side": None if side is None else COLORS[side],
+                 "dice": list(dice) if dice else None, "move": move, "text": text, "cube": cube,
+                 "steps": [[a, b] for a, b in steps] if steps is not None else None,
+                 "takeback": takeback, "undone": False}
+        if self.match is not None:
+            entry["game"] = self.match.game_number    # which game of the match, for its .mat
+        self.log.append(entry)
 
     def _changed(self, persist: bool = True) -> None:
         """A new version; `on_change` (the store's save, set by the hub) commits it before
@@ -652,9 +743,21 @@ class Game:
             free = next(s for s in (WHITE, BLACK) if self.seats[s].token is None)
             return f"You are invited to a game of backgammon: press Join to play {COLORS[free].capitalize()}"
         if self.phase == "opening":
+            if self.match is not None and self.match.results:
+                return f"{self.match.score_text()}. Game {self.match.game_number}: roll to decide who moves first"
             return "Roll to decide who moves first"
+        if self.phase == "resign":
+            offer = self.resign_offer
+            kind = RESULT_NAMES[offer["points"]]
+            return (f"{COLORS[offer['by']].capitalize()} offers to resign a {kind} "
+                    f"({_points(offer['points'] * self.cube_value)}): "
+                    f"{COLORS[1 - offer['by']].capitalize()} to accept or refuse")
         if self.phase == "over":
             r = self.result
+            if r.get("match_winner"):
+                a, b = r["score"]
+                return (f"{r['match_winner'].capitalize()} wins the match {max(a, b)}-{min(a, b)} "
+                        f"(the last game: {r['kind']}, {_points(r['points'])})")
             if r["resigned"]:
                 how = " by resignation"
             elif r["passed"]:
@@ -677,11 +780,24 @@ class Game:
             return f"{name} rolled {dice}: confirm the move or undo a step"
         return f"{name} rolled {dice}: {left} step{'s' if left > 1 else ''} to play"
 
+    def _match_json(self) -> dict | None:
+        """The match as the page shows it: length, score, game number, Crawford state."""
+        m = self.match
+        if m is None:
+            return None
+        return {"length": m.length, "score": {"white": m.score[0], "black": m.score[1]},
+                "game": m.game_number if self.phase != "over" else len(m.results),
+                "crawford": m.crawford, "post_crawford": m.post_crawford,
+                "winner": None if m.winner is None else COLORS[m.winner], "text": m.score_text(),
+                "results": [{"winner": r["winner"], "points": r["points"], "kind": r["kind"]} for r in m.results]}
+
     def last_move(self) -> dict | None:
         """The last turn played and not taken back: side, dice and (from, to) steps in the
-        mover's numbering, for the board's last-move marks."""
+        mover's numbering, for the board's last-move marks. In a match, of the game whose board
+        is shown (between games, the last game's final position stays until the opening roll)."""
+        shown = self.match.game_number - (self.phase == "opening") if self.match is not None else 1
         for entry in reversed(self.log):
-            if entry.get("steps") is not None and not entry.get("undone"):
+            if entry.get("steps") is not None and not entry.get("undone") and entry.get("game", 1) == shown:
                 return {"side": entry["side"], "dice": entry["dice"], "steps": entry["steps"], "move": entry["move"]}
         return None
 
@@ -697,7 +813,7 @@ class Game:
             acting = self.turn in you and self.phase == "move"
             options = self.planner.options(self.taken) if self.phase == "move" else []
             steps_left = list(self.planner.dice) if self.phase == "move" else []
-            for s in self.taken:
+            for s in self.taken if self.phase == "move" else []:
                 steps_left.remove(s.die)
             complete = self.phase == "move" and (self.planner.n_steps == 0 or self.planner.complete(self.taken))
             if self.phase == "move" and complete:
@@ -741,7 +857,12 @@ class Game:
                 "can_double": self.turn in you and self._double_refusal(self.turn) is None,
                 "can_take": answering,
                 "can_pass": answering,
-                "can_resign": bool(you) and self.phase not in ("over", "waiting"),
+                "can_resign": bool(you) and self.phase not in ("over", "waiting", "resign"),
+                "resign_offer": None if self.resign_offer is None else {
+                    "by": COLORS[self.resign_offer["by"]], "points": self.resign_offer["points"],
+                    "value": self.resign_offer["points"] * self.cube_value},
+                "can_answer_resign": self.phase == "resign" and (1 - self.resign_offer["by"]) in you,
+                "match": self._match_json(),
                 "can_hint": acting and self.mode != "friend" and self.planner.n_steps > 0,
                 "can_take_over": (self.mode == "friend" and self.host in you and self.phase not in ("over", "waiting")
                                   and self.opponent_absent_for(self.host) >= self.disconnect_timeout),

@@ -105,6 +105,8 @@ class GameStore:
         """Insert or update one game; committed when this returns (autocommit, one statement)."""
         now = time.time()
         phase = record["phase"]
+        if phase == "opening" and (record.get("match") or {}).get("results"):
+            phase = "next game"       # a match under way between games: started, not spare
         with self._lock:
             self._db.execute(
                 "INSERT INTO games (id, client, phase, created, updated, finished, record) "

@@ -23,7 +23,7 @@ async def create_game(body: NewGame, context: Context, request: Request) -> dict
     """Returns the game id, your seat token (keep it secret) and the state.
 
     429 when your address already has too many games in progress (finish or resign one)."""
-    game = context.new_game(body.mode, body.level, body.color, body.cube, client_address(request))
+    game = context.new_game(body.mode, body.level, body.color, body.cube, client_address(request), body.match)
     return {"game_id": game.id, "token": game.creator_token, "state": game.state(game.creator_token)}
 
 

@@ -43,6 +43,12 @@ _seat_action("pass", "Pass the pending double: the doubler wins the cube's value
              "the double. 409 when no double is pending or you are the doubler.")
 
 
+_seat_action("accept-resign", "Accept the resignation your friend offers: the game ends for its points",
+             "accept_resignation", doc="409 when no resignation is offered or you offered it.")
+_seat_action("refuse-resign", "Refuse the resignation your friend offers: play goes on",
+             "refuse_resignation", doc="409 when no resignation is offered or you offered it.")
+
+
 @router.post("/{game_id}/step", summary="Move one checker by one die", tags=["games"])
 async def step(game_id: str, body: StepBody, context: Context) -> dict:
     """Only steps that start some legal full play are accepted (the state lists them)."""
@@ -53,9 +59,10 @@ async def step(game_id: str, body: StepBody, context: Context) -> dict:
 
 @router.post("/{game_id}/resign", summary="Resign a single game, gammon or backgammon", tags=["games"])
 async def resign(game_id: str, body: ResignBody, context: Context) -> dict:
-    """The opponent wins `points` (1-3; more than 1 only with the cube) times the cube value.
-    The computer accepts or refuses from its evaluation (a refusal is in the log); a person
-    opposite is given the points at once."""
+    """The opponent wins `points` (1-3; more than 1 only with the cube or in a match) times the
+    cube value. The computer accepts or refuses from its evaluation (a refusal is in the log);
+    with the cube a friend accepts or refuses in their page (phase 'resign' meanwhile); otherwise the
+    points are given at once."""
     game = context.hub.get(game_id)
     await context.hub.apply(game, lambda: game.resign(body.token, body.points))
     return game.state(body.token)

@@ -99,7 +99,7 @@ function focusNext(scope) {
   if (!st || (a && a !== document.body && !a.disabled && a.offsetParent !== null)) return;
   const btn = (name) => document.querySelector(scope === "#panel-actions"
     ? `#panel-actions [data-act="${name}"]` : `#btn-${name}`);
-  const target = st.can_take ? btn("take")
+  const target = st.can_take ? btn("take") : st.can_answer_resign ? $("#btn-accept-resign")
     : st.can_roll ? btn("roll")
     : st.legal_steps.length ? document.querySelector("#steps .stepbtn")
     : st.can_confirm ? btn("confirm")
@@ -142,8 +142,8 @@ function openGame(gameId, token) {
 async function newGame(mode, level, color) {
   showError("");
   try {
-    const res = await api("POST", "/api/games", { mode, level: level || "medium", color: color || "white",
-                                                  cube: $("#opt-cube").checked });
+    const res = await api("POST", "/api/games", { mode, level: level || "medium", color: color || $("#opt-color").value,
+                                                  cube: $("#opt-cube").checked, match: Number($("#opt-match").value) });
     openGame(res.game_id, res.token);
     setState(res.state);
   } catch (err) { showError(err.message); }
@@ -210,6 +210,7 @@ function render() {
   $("#btn-undo-move").hidden = st.mode === "friend";
   document.querySelector('#panel-actions [data-act="undo-move"]').hidden = st.mode === "friend";
   $("#btn-takeover").hidden = !st.can_take_over;
+  renderMatch(st);
   $("#btn-rematch").hidden = !(st.phase === "over" && st.you.length);
 
   // Button controls: every legal step as a button.
@@ -279,6 +280,20 @@ function lastMoveAbs(st) {
   return out;
 }
 
+// A match: the score beside the players (with the Crawford state), and a friend's resignation
+// offer to accept or refuse.
+function renderMatch(st) {
+  const m = st.match;
+  $("#match-score").hidden = !m;
+  if (m) {
+    $("#match-score").textContent = `Match to ${m.length}: White ${m.score.white}, Black ${m.score.black}` +
+      (m.winner ? ` · ${m.winner === "white" ? "White" : "Black"} wins the match`
+        : ` · game ${m.game}${m.crawford ? " · Crawford game: no doubling" : m.post_crawford ? " · post-Crawford" : ""}`);
+  }
+  $("#btn-accept-resign").hidden = !st.can_answer_resign;
+  $("#btn-refuse-resign").hidden = !st.can_answer_resign;
+}
+
 function srOnly(text) {
   const span = document.createElement("span");
   span.className = "sr-only";
@@ -297,6 +312,7 @@ function cubeText(st) {
   const c = st.cube;
   if (!c.enabled) return "Cubeless game (no doubling).";
   const cap = (s) => s[0].toUpperCase() + s.slice(1);
+  if (st.match && st.match.crawford) return "Cube: 1, out of play in the Crawford game (no doubling).";
   if (c.offered_by) return `Cube: ${cap(c.offered_by)} offers it at ${c.offered_value}; it was at ${c.value}.`;
   return c.owner ? `Cube: ${c.value}, owned by ${cap(c.owner)}.` : `Cube: ${c.value}, centred (either side may double).`;
 }
@@ -349,7 +365,8 @@ function askResign() {
   const pts = (n) => `${n * v} point${n * v === 1 ? "" : "s"}`;
   $("#resign-text").textContent = cube
     ? `Offer your opponent a single game (${pts(1)}), a gammon (${pts(2)}) or a backgammon (${pts(3)}).` +
-      (st.mode === "computer" ? " The computer accepts or refuses from its evaluation." : "")
+      (st.mode === "computer" ? " The computer accepts or refuses from its evaluation."
+        : st.mode === "friend" ? " Your friend accepts or refuses." : "")
     : "Your opponent wins a single game (1 point).";
   for (const b of document.querySelectorAll("[data-resign]")) b.hidden = !cube && b.dataset.resign !== "1";
   $("#resign-dialog").showModal();
@@ -451,6 +468,9 @@ function init() {
     b.addEventListener("click", () => act(b.dataset.act));
   }
   $("#btn-takeover").addEventListener("click", () => act("take-over"));
+  $("#btn-accept-resign").addEventListener("click", () => act("accept-resign"));
+  $("#btn-refuse-resign").addEventListener("click", () => act("refuse-resign"));
+  for (let n = 1; n <= 25; n++) $("#opt-match").add(new Option(`to ${n} point${n > 1 ? "s" : ""}`, String(n)));
   $("#btn-resign").addEventListener("click", askResign);
   for (const box of document.querySelectorAll("[data-auto]")) {
     const key = `tdg:auto-${box.dataset.auto}`;

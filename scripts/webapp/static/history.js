@@ -8,7 +8,9 @@ async function load() {
   for (const g of data.games) {
     const tr = document.createElement("tr");
     const when = g.finished ? new Date(g.finished * 1000).toLocaleString() : "";
-    const result = `${cap(g.winner)} wins ${g.points} point${g.points === 1 ? "" : "s"} (${g.how})` +
+    const result = (g.match ? `Match to ${g.match.length}: ${cap(g.winner)} wins ${Math.max(...g.match.score)}-` +
+      `${Math.min(...g.match.score)}; last game ` : "") +
+      `${cap(g.winner)} wins ${g.points} point${g.points === 1 ? "" : "s"} (${g.how})` +
       (g.takebacks ? `, ${g.takebacks} takeback${g.takebacks === 1 ? "" : "s"}` : "");
     for (const text of [when, g.white, g.black, result, String(g.moves)]) {
       const td = document.createElement("td");
