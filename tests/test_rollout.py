@@ -151,6 +151,15 @@ def test_variance_reduction_lowers_se_and_keeps_the_mean(small_net):
     assert abs(luck.mean()) < 4 * luck.std(ddof=1) / np.sqrt(len(luck))
 
 
+def test_variance_reduction_plays_the_same_games(pubeval):
+    """VR changes the estimate, not the games: with it off, the same seed plays the same trials
+    to the same outcomes, so `raw` of a VR rollout is the rollout without VR."""
+    on = run_trials(OPENING.board, pubeval, RolloutSettings(trials=36, seed=9), 0, 36)
+    off = run_trials(OPENING.board, pubeval, RolloutSettings(trials=36, seed=9, variance_reduction=False), 0, 36)
+    assert np.array_equal(on.raw, off.raw) and np.array_equal(on.turns, off.turns)
+    assert not off.luck.any() and on.luck.any()
+
+
 def test_cubeful_rollout_runs(small_net):
     s = RolloutSettings(trials=36, cube=True, truncate=8)
     summary = summarise(run_trials(OPENING.board, small_net, s, 0, 36), s)
