@@ -396,3 +396,21 @@ def test_gnubg_yardstick_file_and_accuracy_table():
     assert "| 0.0500 |" in summary["rollout"] and f"0/{len(refs)}" in summary["rollout"]
     assert "| 0.0000 |" in summary["1-ply"] and f"{len(refs)}/{len(refs)}" in summary["1-ply"]
     assert "| 0.1000 |" in summary["2-ply"]
+
+
+@pytest.mark.gnubg
+def test_gnubg_rollout_at_a_chosen_ply_and_positions(tmp_path):
+    """The yardstick's check: gnubg's rollout of chosen positions at its 1-ply, recorded as such."""
+    from scripts.lab.gnubg_rollouts import main
+
+    race = "/44BAMB/BQAAAA"  # a short race: gnubg ends it at its bear-off database
+    out = tmp_path / "g.json"
+    main(["--ply", "1", "--positions", race, "--trials", "36", "--out", str(out), "--progress",
+          str(tmp_path / "p.jsonl")])
+    doc = json.loads(out.read_text())
+    assert doc["gnubg"]["gnubg_ply"] == 1 and doc["gnubg"]["trials"] == 36
+    (row,) = doc["positions"]
+    assert row["position"] == race and 0.0 <= row["probs"][0] <= 1.0
+    ref = {r["position"]: r for r in json.loads(DATA.read_text())["positions"]}[race]
+    assert abs(row["equity"] - ref["equity"]) < 0.05  # an exact race: any ply agrees
+    assert json.loads((tmp_path / "p.jsonl").read_text())["ply"] == 1
