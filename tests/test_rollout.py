@@ -243,6 +243,42 @@ def test_two_workers_give_the_same_result(pubeval):
 # The command line
 
 
+def test_workers_exit_when_the_parent_is_killed(tmp_path):
+    """A rollout killed hard (SIGKILL: no shutdown runs) leaves no worker processes behind."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys, time\n"
+        "from engine.position import Position\n"
+        "from engine.pubeval import PubevalEvaluator\n"
+        "from engine.rollout.core import RolloutSettings\n"
+        "from engine.rollout.runner import LocalBackend\n"
+        "if __name__ == '__main__':\n"
+        "    b = LocalBackend(PubevalEvaluator, workers=2)\n"
+        "    list(b.run(Position.start().board, RolloutSettings(trials=4, batch=2), [(0, 2), (2, 4)]))\n"
+        "    print(' '.join(str(p) for p in b._pool._processes), flush=True)\n"
+        "    time.sleep(600)\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        pids = [int(p) for p in proc.stdout.readline().split()]
+    finally:
+        proc.kill()  # the parent this test started, by id
+        proc.wait()
+    assert len(pids) == 2
+
+    def alive(pid: int) -> bool:
+        try:
+            return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return False
+
+    for _ in range(600):  # a liveness bound, not a timing claim
+        if not any(alive(p) for p in pids):
+            break
+        time.sleep(0.1)
+    assert not any(alive(p) for p in pids), pids
+
+
 def test_cli_json_shape():
     out = cli(OPENING.id, "--evaluator", "pubeval", "--trials", "36", "--truncate", "3", "--cube", "--json", "--quiet")
     assert out.returncode == 0, out.stderr
