@@ -151,6 +151,15 @@ def test_variance_reduction_lowers_se_and_keeps_the_mean(small_net):
     assert abs(luck.mean()) < 4 * luck.std(ddof=1) / np.sqrt(len(luck))
 
 
+def test_variance_reduction_plays_the_same_games(pubeval):
+    """VR changes the estimate, not the games: with it off, the same seed plays the same trials
+    to the same outcomes, so `raw` of a VR rollout is the rollout without VR."""
+    on = run_trials(OPENING.board, pubeval, RolloutSettings(trials=36, seed=9), 0, 36)
+    off = run_trials(OPENING.board, pubeval, RolloutSettings(trials=36, seed=9, variance_reduction=False), 0, 36)
+    assert np.array_equal(on.raw, off.raw) and np.array_equal(on.turns, off.turns)
+    assert not off.luck.any() and on.luck.any()
+
+
 def test_cubeful_rollout_runs(small_net):
     s = RolloutSettings(trials=36, cube=True, truncate=8)
     summary = summarise(run_trials(OPENING.board, small_net, s, 0, 36), s)
@@ -232,6 +241,42 @@ def test_two_workers_give_the_same_result(pubeval):
 
 # ---------------------------------------------------------------------------------------
 # The command line
+
+
+def test_workers_exit_when_the_parent_is_killed(tmp_path):
+    """A rollout killed hard (SIGKILL: no shutdown runs) leaves no worker processes behind."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys, time\n"
+        "from engine.position import Position\n"
+        "from engine.pubeval import PubevalEvaluator\n"
+        "from engine.rollout.core import RolloutSettings\n"
+        "from engine.rollout.runner import LocalBackend\n"
+        "if __name__ == '__main__':\n"
+        "    b = LocalBackend(PubevalEvaluator, workers=2)\n"
+        "    list(b.run(Position.start().board, RolloutSettings(trials=4, batch=2), [(0, 2), (2, 4)]))\n"
+        "    print(' '.join(str(p) for p in b._pool._processes), flush=True)\n"
+        "    time.sleep(600)\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        pids = [int(p) for p in proc.stdout.readline().split()]
+    finally:
+        proc.kill()  # the parent this test started, by id
+        proc.wait()
+    assert len(pids) == 2
+
+    def alive(pid: int) -> bool:
+        try:
+            return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return False
+
+    for _ in range(600):  # a liveness bound, not a timing claim
+        if not any(alive(p) for p in pids):
+            break
+        time.sleep(0.1)
+    assert not any(alive(p) for p in pids), pids
 
 
 def test_cli_json_shape():
@@ -387,3 +432,21 @@ def test_gnubg_yardstick_file_and_accuracy_table():
     assert "| 0.0500 |" in summary["rollout"] and f"0/{len(refs)}" in summary["rollout"]
     assert "| 0.0000 |" in summary["1-ply"] and f"{len(refs)}/{len(refs)}" in summary["1-ply"]
     assert "| 0.1000 |" in summary["2-ply"]
+
+
+@pytest.mark.gnubg
+def test_gnubg_rollout_at_a_chosen_ply_and_positions(tmp_path):
+    """The yardstick's check: gnubg's rollout of chosen positions at its 1-ply, recorded as such."""
+    from scripts.lab.gnubg_rollouts import main
+
+    race = "/44BAMB/BQAAAA"  # a short race: gnubg ends it at its bear-off database
+    out = tmp_path / "g.json"
+    main(["--ply", "1", "--positions", race, "--trials", "36", "--out", str(out), "--progress",
+          str(tmp_path / "p.jsonl")])
+    doc = json.loads(out.read_text())
+    assert doc["gnubg"]["gnubg_ply"] == 1 and doc["gnubg"]["trials"] == 36
+    (row,) = doc["positions"]
+    assert row["position"] == race and 0.0 <= row["probs"][0] <= 1.0
+    ref = {r["position"]: r for r in json.loads(DATA.read_text())["positions"]}[race]
+    assert abs(row["equity"] - ref["equity"]) < 0.05  # an exact race: any ply agrees
+    assert json.loads((tmp_path / "p.jsonl").read_text())["ply"] == 1

@@ -68,7 +68,24 @@ _WORKER_EVALUATOR: Evaluator | None = None
 
 def _worker_init(factory: EvaluatorFactory) -> None:
     global _WORKER_EVALUATOR
+    _exit_with_parent()
     _WORKER_EVALUATOR = factory()
+
+
+def _exit_with_parent(poll: float = 1.0) -> None:
+    """End this worker when its parent dies without shutting the pool down (killed hard):
+    every worker holds the task queue's write end, so the queue never closes and an
+    orphaned worker would otherwise wait forever."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
 
 
 def _worker_batch(board: np.ndarray, settings: RolloutSettings, lo: int, hi: int) -> TrialData:

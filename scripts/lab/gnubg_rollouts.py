@@ -1,11 +1,14 @@
 """gnubg's own rollouts of a fixed set of positions: the yardstick for `tdgammon rollout`.
 
     python -m scripts.lab.gnubg_rollouts [--trials 1296] [--progress P.jsonl [--reverse]] [--out FILE]
+    python -m scripts.lab.gnubg_rollouts --ply 1 --positions ID [ID ...] --out FILE
     python -m scripts.lab.gnubg_rollouts --compare [--model M] [--log L.jsonl]
 
 The first writes the yardstick (default tests/data/gnubg-rollouts.json), one gnubg process
 a position, resumable through --progress (a second process with --reverse shares the work);
-the second prints our rollout's and our 1-ply / 2-ply evaluations' distance to it.
+the second prints our rollout's and our 1-ply / 2-ply evaluations' distance to it. With
+`--ply 1 --positions ...` gnubg plays the rollout at its 1-ply (our 2-ply) instead: a check
+of the yardstick itself where our rollout and gnubg's 0-ply one disagree.
 
 gnubg is a yardstick only: what it computes here is compared against, never trained on
 nor fitted to. Settings (recorded in the file): cubeless, gnubg 0-ply checker play, its
@@ -204,6 +207,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="with --compare: append a JSON row per position, and skip those already in it")
     parser.add_argument("--reverse", action="store_true",
                         help="take the positions last first (a second process beside the first, same --progress)")
+    parser.add_argument("--ply", type=int, choices=(0, 1, 2), default=0,
+                        help="gnubg's checker-play ply in its rollout (default 0, the yardstick's)")
+    parser.add_argument("--positions", nargs="+", default=None, metavar="ID",
+                        help="roll out these Position IDs instead of the yardstick's pick")
     parser.add_argument("--progress", type=Path, default=None, metavar="FILE",
                         help="append each gnubg result to this JSON-lines file and skip those already in it")
     args = parser.parse_args(argv)
@@ -212,11 +219,11 @@ def main(argv: list[str] | None = None) -> None:
         ours = our_values([r["position"] for r in refs], args.model, args.trials, args.log)
         print("\n".join(accuracy_table(refs, ours)))
         return
-    ids = pick_positions(args.contact, args.race)
+    ids = args.positions or pick_positions(args.contact, args.race)
     start = time.time()
-    done = generate(ids[::-1] if args.reverse else ids, args.trials, args.seed, args.progress)
+    done = generate(ids[::-1] if args.reverse else ids, args.trials, args.seed, args.progress, args.ply)
     results = [done[pid] for pid in ids]
-    doc = {"generator": "python -m scripts.lab.gnubg_rollouts", "gnubg": settings(args.trials, args.seed, 0),
+    doc = {"generator": "python -m scripts.lab.gnubg_rollouts", "gnubg": settings(args.trials, args.seed, args.ply),
            "note": "gnubg is a yardstick only: compared against, never trained on or fitted to",
            "seconds": round(sum(r["seconds"] for r in results), 1), "positions": results}
     tmp = args.out.with_name(args.out.name + ".tmp")
@@ -225,21 +232,22 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(results)} positions, {doc['seconds']} s of gnubg ({time.time() - start:.0f} s now) -> {args.out}")
 
 
-def generate(ids: list[str], trials: int, seed: int, progress: Path | None) -> dict[str, dict]:
+def generate(ids: list[str], trials: int, seed: int, progress: Path | None, ply: int = 0) -> dict[str, dict]:
     """gnubg's rollout of each position, one gnubg process each; with `progress`, every result is
     appended to that JSON-lines file as it finishes, and positions already there (also those
     another process running beside has finished) are not redone."""
     done: dict[str, dict] = {}
     for k, pid in enumerate(ids, start=1):
-        done.update(_rows(progress, lambda r: r.get("trials") == trials and r.get("seed") == seed))
+        done.update(_rows(progress, lambda r: r.get("trials") == trials and r.get("seed") == seed
+                          and r.get("ply", 0) == ply))
         if pid in done:
             continue
-        (rec,) = gnubg_rollout([pid], trials, seed)
-        done[pid] = {**rec, "trials": trials, "seed": seed}
+        (rec,) = gnubg_rollout([pid], trials, seed, ply, timeout=6 * 3600.0)
+        done[pid] = {**rec, "trials": trials, "seed": seed, "ply": ply}
         print(f"{k}/{len(ids)} {pid}: equity {rec['equity']:+.3f} se {rec['se']['equity']:.3f}, "
               f"{rec['seconds']:.0f} s", flush=True)
         _append(progress, done[pid])
-    return {pid: {k: v for k, v in done[pid].items() if k not in ("trials", "seed")} for pid in ids}
+    return {pid: {k: v for k, v in done[pid].items() if k not in ("trials", "seed", "ply")} for pid in ids}
 
 
 def _rows(path: Path | None, keep) -> dict[str, dict]:
