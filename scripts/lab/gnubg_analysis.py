@@ -3,17 +3,20 @@
     python -m scripts.lab.gnubg_analysis generate [--out-dir tests/data]
     python -m scripts.lab.gnubg_analysis compare [--ply 2] [--data-dir tests/data]
 
-`generate` has gnubg play short matches between two noisy gnubg 0-ply players (so there
-are errors of every size and some cube action), exports each as .mat, analyses it with
-gnubg 1-ply (our 2-ply) checker and cube play, and stores, per match, the .mat file and
-a JSON of gnubg's per-decision verdicts (position, dice, kind, gnubg's error in
-normalised equity) and its per-player checker error rates. gnubg is a yardstick only:
-nothing here is trained on or fitted to.
+`generate` has gnubg play a 7-point match and a 12-game money session between two noisy
+gnubg 0-ply players (noise 0.03 and 0.06: errors of every size and plenty of cube action),
+exports each as .mat and saves it as .sgf, analyses it at gnubg's 2-ply (our 3-ply),
+cubeful, and stores, per match, the .mat and .sgf files and a JSON of gnubg's
+per-decision verdicts (position, dice, kind: checker / cube / take, gnubg's error in
+normalised equity: in a match gnubg's MWC are converted by gnubg's own mwc2eq) and its
+per-player checker error rates. A match whose JSON exists is skipped: the run resumes.
+gnubg is a yardstick only: nothing here is trained on or fitted to.
 
 `compare` runs our analysis on the stored .mat files and prints the agreement: each
 player's checker error rate against gnubg's, the share of plays gnubg values 0.08 or
 worse that we mark at least doubtful, and the Spearman rank correlation of the
-per-decision errors, for checker plays and for cube decisions.
+per-decision errors, for checker plays and for cube decisions (the roller's and the
+answer), and each player's total cube error, gnubg's and ours.
 """
 
 from __future__ import annotations
@@ -72,17 +75,30 @@ for key, stats in m["stats"].items():
     out["players"][names[key]] = {{"unforced_moves": mv["unforced-moves"], "checker_error": mv["error-skill"],
         "checker_error_rate": 1000 * mv["error-skill"] / max(1, mv["unforced-moves"]),
         "cube_error": cube["error-skill"], "close_cube_decisions": cube["close-cube"]}}
+side = {{"X": 0, "O": 1}}
+crawford_seen = False
 for g, game in enumerate(m["games"], start=1):
     last_double = None
+    info = game["info"]
+    score = (info["score-X"], info["score-O"])
+    crawford = bool(length) and not crawford_seen and length - 1 in score
+    crawford_seen = crawford_seen or crawford
+    cube, owner = 1, -1
     for a in game["game"]:
         an = a.get("analysis") or {{}}
+        if a["action"] == "take":
+            cube, owner = 2 * cube, side[a["player"]]
         if a["action"] == "move" and "moves" in an and "imove" in an and len(an["moves"]) > 1:
             scores = [mv["score"] for mv in an["moves"]]
             out["decisions"].append({{"game": g, "kind": "checker", "player": names[a["player"]],
                 "position": a["board"], "dice": a["dice"], "error": scores[0] - scores[an["imove"]]}})
         if a["action"] in ("move", "double") and "nd-cubeful-eq" in an:
-            # gnubg's cubeful equities, normalised: a pass is worth 1 to the doubler.
+            # gnubg's cubeful equities: normalised in money play, MWC in a match (made
+            # normalised by gnubg's own mwc2eq); a pass is then worth 1 to the doubler.
             nd, dt, dp = an["nd-cubeful-eq"], an["dt-cubeful-eq"], 1.0
+            if length:
+                ci = gnubg.cubeinfo(cube, owner, side[a["player"]], length, score, int(crawford))
+                nd, dt = gnubg.mwc2eq(nd, ci), gnubg.mwc2eq(dt, ci)
             proper = max(nd, min(dt, dp))
             played = min(dt, dp) if a["action"] == "double" else nd
             out["decisions"].append({{"game": g, "kind": "cube", "player": names[a["player"]],
