@@ -45,6 +45,7 @@ def test_sgf_gives_the_record_of_gnubgs_mat_export(stem):
     assert {"move", "double"} <= kinds and kinds & {"take", "drop"}
 
 
+@pytest.mark.slow
 def test_sgf_and_mat_give_the_same_decisions():
     """The match's .sgf and .mat analysed alike: every decision the same but the line it came from."""
     assert len(PAIRS) >= 2
