@@ -35,3 +35,7 @@ class CubeError(TdgammonError):
 
 class MatFileError(TdgammonError):
     """A .mat match file that cannot be read or replayed (the message names the line)."""
+
+
+class SgfFileError(MatFileError):
+    """A gnubg .sgf match file that cannot be read or replayed (the message names the line)."""

@@ -142,7 +142,7 @@ def test_match_ids_carry_the_score_cube_and_crawford():
     for d in decisions:
         state = decode_match_id(d.match_id)
         game = games[d.game]
-        assert state.match_length == 5 and state.score == game.score and state.crawford == game.crawford
+        assert state.match_length == record.match_length == 7 and state.score == game.score and state.crawford == game.crawford
         if d.kind == "take":   # the doubler's position, a double pending, the taker to answer
             assert state.doubled and state.on_roll == 1 - d.side and state.turn == d.side
         else:

@@ -31,7 +31,7 @@ def test_reads_back_what_we_write():
 
 def test_reads_gnubgs_dialect_with_the_cube():
     record = load_mat(DATA / "gnubg-analysis-1.mat")
-    assert record.match_length == 5 and record.names == ("gnubg", "root")
+    assert record.match_length == 7 and record.names == ("alice", "bob")
     kinds = [a.kind for g in record.games for a in g.actions if a.kind != "move"]
     assert "double" in kinds and ("take" in kinds or "drop" in kinds)
     first = record.games[0]

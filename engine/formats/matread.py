@@ -92,11 +92,13 @@ class MatchRecord:
     games: list[MatchGameRecord]
 
 
-class _Replay:
-    """The board and cube of one game while its actions are read."""
+class GameReplay:
+    """The board and cube of one game while its actions are read: each action is checked
+    and recorded with its state (engine.formats.sgfread replays .sgf games through it too)."""
 
-    def __init__(self, game: MatchGameRecord) -> None:
+    def __init__(self, game: MatchGameRecord, error: type[MatFileError] = MatFileError) -> None:
         self.game = game
+        self.error = error   # the file kind's error class
         self.board = Position.start().board.copy()   # side 0 in row 0
         self.cube = 1
         self.owner = CENTRED
@@ -107,7 +109,7 @@ class _Replay:
         return self.board.copy() if side == 0 else self.board[::-1].copy()
 
     def fail(self, line: int, message: str) -> None:
-        raise MatFileError(f"line {line}: {message}")
+        raise self.error(f"line {line}: {message}")
 
     def add(self, kind: str, side: int, line: int, dice=None, play: str = "", cube_to: int = 0) -> None:
         g = self.game
@@ -184,7 +186,7 @@ def read_mat(text: str) -> MatchRecord:
     match_length: int | None = None
     names: tuple[str, str] | None = None
     games: list[MatchGameRecord] = []
-    replay: _Replay | None = None
+    replay: GameReplay | None = None
     split = 0
     crawford_done = False
     pending_game: int | None = None
@@ -225,7 +227,7 @@ def read_mat(text: str) -> MatchRecord:
                     crawford = crawford_done = True
             game = MatchGameRecord(pending_game, score, crawford)
             games.append(game)
-            replay = _Replay(game)
+            replay = GameReplay(game)
             split = m.start(3) - 2
             pending_game = None
             continue
@@ -246,7 +248,7 @@ def read_mat(text: str) -> MatchRecord:
     return MatchRecord(match_length, names or ("", ""), games)
 
 
-def _read_row(replay: _Replay, line: str, start: int, number: int, split: int) -> None:
+def _read_row(replay: GameReplay, line: str, start: int, number: int, split: int) -> None:
     """The one or two cells of a move row; the first goes right only if it starts there."""
     rest = line[start:]
     cells = list(_CELL.finditer(rest))

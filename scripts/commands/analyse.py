@@ -1,6 +1,6 @@
-"""`tdgammon analyse FILE.mat`: grade every decision of a match, each player's error rate and luck.
+"""`tdgammon analyse FILE`: grade every decision of a match, each player's error rate and luck.
 
-The engine does the work (engine.formats.matread reads and replays the file,
+The engine does the work (engine.formats reads and replays the .mat or .sgf file,
 engine.analysis grades and sums up); this module adds the options, the progress bar,
 worker processes (one game at a time each) and the text / JSON / HTML outputs.
 """
@@ -28,14 +28,15 @@ _WORKER: dict = {}
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "analyse", help="grade every decision of a .mat match: errors, marks, error rates, luck",
-        description="Analyse a Jellyfish .mat match or money session (ours, or gnubg's `export match "
-                    "mat`): every checker play and cube decision graded against the engine's best at "
-                    "--ply (cubeful, normalised to a 1-cube; match play in EMG from the Kazaross-XG2 "
-                    "table with the Crawford rule), marked doubtful / bad / very bad by gnubg's "
-                    "thresholds, each player's error rates (mEMG per unforced move, as gnubg), rating "
-                    "on gnubg's scale, and the luck of every roll. See docs/analysis.md.")
-    parser.add_argument("file", metavar="FILE", help="the .mat file")
+        "analyse", help="grade every decision of a .mat or .sgf match: errors, marks, error rates, luck",
+        description="Analyse a match or money session from a Jellyfish .mat file (ours, or gnubg's "
+                    "`export match mat`) or gnubg's .sgf (`save match`): every checker play and cube "
+                    "decision graded against the engine's best at --ply (cubeful, normalised to a "
+                    "1-cube; match play in EMG from the Kazaross-XG2 table with the Crawford rule), "
+                    "marked doubtful / bad / very bad by gnubg's thresholds, each player's error rates "
+                    "(mEMG per unforced move, as gnubg), rating on gnubg's scale, and the luck of every "
+                    "roll. See docs/analysis.md.")
+    parser.add_argument("file", metavar="FILE", help="the .mat or .sgf file (told apart by content)")
     parser.add_argument("--ply", type=int, choices=range(1, MAX_PLY + 1), default=2,
                         help=f"analysis depth (default 2): {PLY_HELP}")
     who = parser.add_mutually_exclusive_group()
@@ -195,12 +196,12 @@ def format_text(record: MatchRecord, settings_text: str, players: list[PlayerSum
 def run(args: argparse.Namespace) -> int:
     from engine.analysis.grade import AnalysisSettings
     from engine.analysis.summary import summarise
-    from engine.formats.matread import load_mat
+    from engine.formats.records import load_record
 
     settings = AnalysisSettings(ply=args.ply, thresholds=parse_thresholds(args.thresholds), luck_ply=args.luck_ply)
     if args.workers < 1:
         raise TdgammonError(f"--workers must be at least 1, got {args.workers}")
-    record = load_mat(args.file)
+    record = load_record(args.file)
     if args.player is not None and args.player not in record.names:
         raise TdgammonError(f"--player {args.player!r} is not in the file (players: {', '.join(record.names)})")
     if args.html is not None:
