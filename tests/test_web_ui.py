@@ -246,6 +246,9 @@ def test_axe_finds_no_serious_violations_on_the_main_screens(ctx, url):
     pg.goto(url + "/history")
     pg.wait_for_load_state("networkidle")
     bad += check("history")
+    pg.goto(url + "/position?id=4HPwATDgc%2FABMA&dice=31")
+    pg.wait_for_selector("#plays tbody tr")
+    bad += check("position")
     assert not bad, bad
 
 
