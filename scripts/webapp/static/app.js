@@ -1,6 +1,7 @@
 // The game page: a client of the JSON API. The server rolls, checks and keeps the state;
 // this file shows it, turns clicks into API calls and listens on the game's websocket.
 import { renderBoard, absPoint } from "/static/board.js";
+import { setupDrag } from "/static/drag.js";
 
 const $ = (sel) => document.querySelector(sel);
 const S = { gameId: null, token: null, state: null, selected: null, ws: null, wsRetry: null,
@@ -72,6 +73,7 @@ function announce(prev, st) {
 async function act(name, extra = {}) {
   if (!S.gameId || S.busy) return;
   S.busy = true;
+  S.lastPress = null;                      // a double press is two presses on one unchanged board
   showError("");
   // Where the player acted from: focus goes back there, to the next thing to press.
   const scope = document.activeElement && document.activeElement.closest("#panel") ? "#panel-actions" : "#actions";
@@ -187,6 +189,7 @@ function render() {
       if (!dests.some((d) => d.to === s.to)) dests.push(s);   // steps come smallest die first
     }
   }
+  S.dests = dests;
   renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st),
                                  flip: st.you.length === 1 && st.you[0] === "black", lastMoveAbs: lastMoveAbs(st),
                                  freshDice: S.rolledAt === st.version });
@@ -372,9 +375,62 @@ function askResign() {
   $("#resign-dialog").showModal();
 }
 
+// The mover's point of a movable checker at `target` (its ring, a checker of a movable point,
+// or the mover's checker on the bar), or null.
+function sourceOf(target) {
+  const st = S.state;
+  if (!st || !st.legal_steps.length) return null;
+  const ring = target.closest("[data-src]");
+  if (ring) return Number(ring.dataset.src);
+  const bar = target.closest("[data-bar]");
+  if (bar) return bar.dataset.bar === st.turn && st.legal_steps.some((s) => s.from === 25) ? 25 : null;
+  const chk = target.closest("circle.checker[data-abs]");
+  if (!chk) return null;
+  const p = absPoint(st.turn, Number(chk.dataset.abs));
+  return st.legal_steps.some((s) => s.from === p) ? p : null;
+}
+
+// A dragged checker released at (x, y): the step to the destination there (its translucent
+// checker, its point or the tray), if it is one of the selected source's.
+function dropAt(x, y) {
+  const st = S.state, under = document.elementFromPoint(x, y);
+  if (!st || !under || S.selected === null) return false;
+  let to = null;
+  const ghost = under.closest("[data-to]"), point = under.closest("[data-abs]"), tray = under.closest("[data-tray]");
+  if (ghost) to = Number(ghost.dataset.to);
+  else if (point) to = absPoint(st.turn, Number(point.dataset.abs));
+  else if (tray && tray.dataset.tray === st.turn) to = 0;
+  const d = (S.dests || []).find((x) => x.to === to);
+  if (!d) return false;
+  act("step", { from: S.selected, to: d.to, die: d.die });
+  return true;
+}
+
+// A double press on a movable checker moves it one die's full distance: the higher die when
+// it can be played from there, else the lower.
+function playFullDie(from) {
+  const steps = S.state.legal_steps.filter((s) => s.from === from);
+  if (!steps.length) return;
+  const s = steps.reduce((a, b) => (b.die > a.die ? b : a));
+  act("step", { from: s.from, to: s.to, die: s.die });
+}
+
+const DOUBLE_PRESS_MS = 450;
+
 function onBoardClick(ev) {
   const st = S.state;
   if (!st || S.dragMoved) return;
+  const pressed = sourceOf(ev.target);
+  if (pressed === null) S.lastPress = null;
+  else {
+    const now = performance.now(), last = S.lastPress;
+    S.lastPress = { p: pressed, t: now };
+    if (last && last.p === pressed && now - last.t < DOUBLE_PRESS_MS) {
+      S.lastPress = null;
+      playFullDie(pressed);
+      return;
+    }
+  }
   const src = ev.target.closest("[data-src]");
   if (src) {
     const p = Number(src.dataset.src);
@@ -500,6 +556,13 @@ function init() {
     } catch (err) { showError(err.message); }
   });
   $("#board").addEventListener("click", onBoardClick);
+  setupDrag($("#board"), {
+    sourceAt: sourceOf,
+    select: (p) => { S.selected = p; render(); },
+    dropAt,
+    color: () => (S.state ? S.state.turn : "white"),
+    moved: () => { S.dragMoved = true; setTimeout(() => { S.dragMoved = false; }, 0); },
+  });
   $("#view-top").addEventListener("click", () => setView("top"));
   $("#view-angled").addEventListener("click", () => setView("angled"));
   setupAngled();
