@@ -2,6 +2,7 @@
 // this file shows it, turns clicks into API calls and listens on the game's websocket.
 import { renderBoard, absPoint } from "/static/board.js";
 import { setupDrag } from "/static/drag.js";
+import { replayFrames } from "/static/replay.js";
 
 const $ = (sel) => document.querySelector(sel);
 const S = { gameId: null, token: null, state: null, selected: null, ws: null, wsRetry: null,
@@ -28,7 +29,10 @@ function setState(st) {
   if (st.dice && (!prev || prev.game_id !== st.game_id || JSON.stringify(prev.dice) !== JSON.stringify(st.dice)
                   || prev.turn !== st.turn)) S.rolledAt = st.version;
   // The same version again (the API's answer and the websocket's push): nothing new to say.
-  if (!prev || prev.game_id !== st.game_id || prev.version !== st.version) announce(prev, st);
+  if (!prev || prev.game_id !== st.game_id || prev.version !== st.version) {
+    stopReplay();
+    announce(prev, st);
+  }
   render();
   maybeRematch();
   maybeAuto();
@@ -190,7 +194,8 @@ function render() {
     }
   }
   S.dests = dests;
-  renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st),
+  if (S.replay) drawReplayFrame();
+  else renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st),
                                  flip: st.you.length === 1 && st.you[0] === "black", lastMoveAbs: lastMoveAbs(st),
                                  freshDice: S.rolledAt === st.version });
   $("#message").textContent = st.message;
@@ -206,6 +211,8 @@ function render() {
     panelBtn.disabled = !v;
     if (k in shown) { $(`#btn-${k}`).hidden = !shown[k]; panelBtn.hidden = !shown[k]; }
   }
+  $("#btn-replay").hidden = !(st.last_move && st.last_move.before);
+  $("#btn-replay").disabled = st.phase === "move" && st.steps_taken.length > 0;
   $("#btn-resign").disabled = !st.can_resign;
   $("#btn-hint").disabled = !st.can_hint;
   $("#btn-hint").hidden = st.mode === "friend";
@@ -272,6 +279,38 @@ function render() {
     $("#btn-copy").hidden = !mine;
     $("#friend-link").hidden = !mine;
   }
+}
+
+// Replay of the last move: its boards one after the other, then the game as it is. Any new
+// state, or a second press, ends it.
+const REPLAY_MS = 700;
+
+function replayLastMove() {
+  const st = S.state;
+  if (S.replay) { stopReplay(); render(); return; }
+  if (!st || !st.last_move || !st.last_move.before) return;
+  const m = st.last_move;
+  S.replay = { move: m, frames: replayFrames(m), frame: 0, timer: null };
+  $("#status").textContent = `Replaying ${m.side === "white" ? "White" : "Black"}'s ${m.dice.join("-")}: ${m.move || "no move"}.`;
+  const next = () => {
+    const r = S.replay;
+    drawReplayFrame();
+    if (r.frame + 1 < r.frames.length) { r.frame += 1; r.timer = setTimeout(next, REPLAY_MS); }
+    else r.timer = setTimeout(() => { stopReplay(); render(); }, REPLAY_MS);
+  };
+  next();
+}
+
+function drawReplayFrame() {
+  const st = S.state, r = S.replay, m = r.move;
+  renderBoard($("#board"), { ...st, board: r.frames[r.frame], dice: m.dice, dice_left: m.dice, turn: m.side, can_roll: false },
+              { mover: null, selected: null, sources: new Set(), dests: [], label: myColor(st),
+                flip: st.you.length === 1 && st.you[0] === "black" });
+}
+
+function stopReplay() {
+  if (S.replay) clearTimeout(S.replay.timer);
+  S.replay = null;
 }
 
 // The points the last turn played left and reached (absolute numbering), marked on the board.
@@ -538,6 +577,7 @@ function init() {
     });
   }
   $("#btn-hint").addEventListener("click", showHint);
+  $("#btn-replay").addEventListener("click", replayLastMove);
   $("#resign-cancel").addEventListener("click", () => $("#resign-dialog").close());
   for (const b of document.querySelectorAll("[data-resign]")) {
     b.addEventListener("click", () => {
