@@ -94,3 +94,14 @@ def test_double_press_takes_the_lower_die_when_the_higher_is_blocked(app, page):
     page.locator('.ring[data-src="13"]').dblclick()
     wait_newer(page, v)
     assert white_points(page)[9] == 1 and state(page)["dice_left"] == [6]     # 13/10 by the 3
+
+
+def test_drag_in_the_angled_view_moves_the_checker_not_the_board(app, page):
+    set_turn(app, page, Position.start().board, (6, 4))
+    page.locator("#view-angled").click()
+    tilt = page.evaluate("[window.tdg.tiltX, window.tdg.tiltZ]")
+    v = version(page)
+    drag(page, centre(page, '.ring[data-src="13"]'), centre(page, 'polygon[data-abs="9"]'))    # 13/9 by the 4
+    wait_newer(page, v)
+    assert white_points(page)[8] == 1
+    assert page.evaluate("[window.tdg.tiltX, window.tdg.tiltZ]") == tilt

@@ -62,7 +62,15 @@ function draw(dice) {
                can_roll: false, phase: "position", cube: { enabled: true, value: s.cube, owner, offered_by: null } };
   renderBoard($("#board"), st, { mover: null, sources: new Set(), dests: [], label: "white", flip: false });
   $("#pos-checkers").textContent = `On the board: White ${onBoard("white")}, Black ${onBoard("black")}. ` +
-    `Borne off: White ${off.white}, Black ${off.black}.`;
+    `Borne off: White ${off.white}, Black ${off.black}. ` + ["white", "black"].map(where).join(" ");
+}
+
+// Where one colour's checkers are, in White's numbering, for those who cannot see the board.
+function where(color) {
+  const sign = color === "white" ? 1 : -1, out = [];
+  if (P.bar[color]) out.push(`bar ${P.bar[color]}`);
+  for (let i = 23; i >= 0; i--) if (Math.sign(P.points[i]) === sign) out.push(`${i + 1}: ${Math.abs(P.points[i])}`);
+  return `${color === "white" ? "White" : "Black"} on ${out.length ? out.join(", ") : "no point"}.`;
 }
 
 // Ask the server about the position: by its ID (pasted or from a link) or the board set up here.
