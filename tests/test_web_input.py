@@ -105,3 +105,23 @@ def test_drag_in_the_angled_view_moves_the_checker_not_the_board(app, page):
     wait_newer(page, v)
     assert white_points(page)[8] == 1
     assert page.evaluate("[window.tdg.tiltX, window.tdg.tiltZ]") == tilt
+
+
+def test_a_swipe_on_the_board_away_from_the_checkers_scrolls_a_phone_page(browser, url):
+    context = browser.new_context(viewport={"width": 390, "height": 600}, is_mobile=True, has_touch=True)
+    try:
+        pg = context.new_page()
+        pg.goto(url + "/")
+        pg.get_by_role("button", name="2 players on this device").click()
+        pg.wait_for_function("window.tdg.state")
+        box = pg.locator('polygon[data-abs="21"]').bounding_box()       # an empty point at the start
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        cdp = context.new_cdp_session(pg)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        for k in range(1, 11):                                          # a finger's pace: the page scrolls
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 16 * k}]})
+            pg.wait_for_timeout(20)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        pg.wait_for_function("window.scrollY > 0")
+    finally:
+        context.close()
