@@ -6,7 +6,8 @@
 
 const THRESHOLD = 6;   // pixels a press must travel before it is a drag rather than a click
 
-// hooks: sourceAt(target) -> mover point or null; select(point); dropAt(clientX, clientY) -> bool
+// hooks: sourceAt(target) -> mover point or null; select(point) (selects it and redraws the
+// board); dropAt(clientX, clientY) -> bool
 // (true when a step was played); color() -> the mover's colour; moved() -> called when a drag
 // ended, so the click that follows is ignored.
 export function setupDrag(svg, hooks) {
@@ -16,7 +17,9 @@ export function setupDrag(svg, hooks) {
     const from = hooks.sourceAt(e.target);
     if (from === null) return;
     e.stopPropagation();             // a checker, not the board: the angled view does not rotate
-    drag = { id: e.pointerId, from, x: e.clientX, y: e.clientY, lifted: false, copy: null };
+    // The pressed circle itself becomes the lifted checker: a touch keeps sending its events to
+    // the element it began on, so that element must stay in the board when the board redraws.
+    drag = { id: e.pointerId, from, x: e.clientX, y: e.clientY, lifted: false, copy: e.target };
   });
   svg.addEventListener("pointermove", (e) => {
     if (!drag || e.pointerId !== drag.id) return;
@@ -32,11 +35,14 @@ export function setupDrag(svg, hooks) {
     if (!drag || e.pointerId !== drag.id) return;
     const d = drag;
     drag = null;
-    if (d.copy) d.copy.remove();
     if (!d.lifted) return;
+    d.copy.remove();
     hooks.moved();
-    if (drop) hooks.dropAt(e.clientX, e.clientY);
+    if (!drop || !hooks.dropAt(e.clientX, e.clientY)) hooks.select(d.from);   // put back: the board redrawn
   };
+  // A finger on a movable checker drags it rather than scrolling the page (touch-action is not
+  // honoured on every SVG shape, so the touch's default is stopped while a drag is pending).
+  svg.addEventListener("touchmove", (e) => { if (drag) e.preventDefault(); }, { passive: false });
   svg.addEventListener("pointerup", (e) => end(e, true));
   svg.addEventListener("pointercancel", (e) => end(e, false));
 }
@@ -46,13 +52,14 @@ function follow(svg, drag, e, color) {
   const ctm = svg.getScreenCTM();
   if (!ctm) return;
   const pt = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
-  if (!drag.copy || !drag.copy.isConnected) {
-    drag.copy = document.createElementNS("http://www.w3.org/2000/svg", "circle");
-    drag.copy.setAttribute("r", "21");
-    drag.copy.setAttribute("class", `checker ${color} dragging`);
-    drag.copy.setAttribute("aria-hidden", "true");
-    svg.appendChild(drag.copy);
+  const c = drag.copy;
+  if (!c.isConnected || c.parentNode !== svg || svg.lastChild !== c) {
+    for (const a of ["role", "aria-label", "data-src", "data-abs", "data-bar"]) c.removeAttribute(a);
+    c.setAttribute("r", "21");
+    c.setAttribute("class", `checker ${color} dragging`);
+    c.setAttribute("aria-hidden", "true");
+    svg.appendChild(c);                      // on top of the redrawn board
   }
-  drag.copy.setAttribute("cx", pt.x);
-  drag.copy.setAttribute("cy", pt.y);
+  c.setAttribute("cx", pt.x);
+  c.setAttribute("cy", pt.y);
 }
