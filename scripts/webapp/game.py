@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo
+from engine.errors import PositionIdError
 from engine.notation import format_play
 from engine.position import Position, game_result
 from scripts.webapp.computer import ComputerPlayer
@@ -414,7 +415,8 @@ class Game:
         name = COLORS[side].capitalize()
         dice = f"{self.dice[0]}-{self.dice[1]}"
         line = f"{name} {dice}: {text}" if text else f"{name} {dice}: no legal play"
-        self._log(side, self.dice, text, line, steps=[(a + 1, b + 1) for a, b in steps])
+        self._log(side, self.dice, text, line, steps=[(a + 1, b + 1) for a, b in steps],
+                  before=Position(self.board).id)
         self._set_from_mover(side, after)
         self.taken = []
         self.planner = None
@@ -716,14 +718,17 @@ class Game:
     # ----- bookkeeping ---------------------------------------------------------------
 
     def _log(self, side: int | None, dice, move: str, text: str, cube: str | None = None,
-             steps: list[tuple[int, int]] | None = None, takeback: bool = False) -> None:
+             steps: list[tuple[int, int]] | None = None, takeback: bool = False, before: str | None = None) -> None:
         """One log line; `cube` names a cube action ("double", "take", "pass") for the live region,
         `steps` a turn's (from, to) in the mover's numbering (25 = bar, 0 = off), for the
-        last-move marks; taken-back lines stay, with "undone" set."""
+        last-move marks, and `before` the White-view Position ID it was played from, for its
+        replay; taken-back lines stay, with "undone" set."""
         entry = {"side": None if side is None else COLORS[side],
                  "dice": list(dice) if dice else None, "move": move, "text": text, "cube": cube,
                  "steps": [[a, b] for a, b in steps] if steps is not None else None,
                  "takeback": takeback, "undone": False}
+        if before:
+            entry["before"] = before
         if self.match is not None:
             entry["game"] = self.match.game_number    # which game of the match, for its .mat
         self.log.append(entry)
@@ -793,12 +798,14 @@ class Game:
 
     def last_move(self) -> dict | None:
         """The last turn played and not taken back: side, dice and (from, to) steps in the
-        mover's numbering, for the board's last-move marks. In a match, of the game whose board
+        mover's numbering, for the board's last-move marks, and the board it was played from
+        (None in games stored without it), for its replay. In a match, of the game whose board
         is shown (between games, the last game's final position stays until the opening roll)."""
         shown = self.match.game_number - (self.phase == "opening") if self.match is not None else 1
         for entry in reversed(self.log):
             if entry.get("steps") is not None and not entry.get("undone") and entry.get("game", 1) == shown:
-                return {"side": entry["side"], "dice": entry["dice"], "steps": entry["steps"], "move": entry["move"]}
+                return {"side": entry["side"], "dice": entry["dice"], "steps": entry["steps"], "move": entry["move"],
+                        "before": _replay_board(entry.get("before"))}
         return None
 
     def state(self, token: str | None = None) -> dict:
@@ -876,6 +883,25 @@ class Game:
 
 def _points(n: int) -> str:
     return f"{n} point{'s' if n != 1 else ''}"
+
+
+def _replay_board(position_id: str | None) -> dict | None:
+    """The board a logged move was played from, or None (an old record, or a board set up
+    outside the rules that a Position ID cannot hold)."""
+    if position_id is None:
+        return None
+    try:
+        return board_json(Position.from_id(position_id).board)
+    except PositionIdError:
+        return None
+
+
+def board_json(board: np.ndarray) -> dict:
+    """A White-view board as the page draws it: White's points 1..24 (+ White, - Black), bars, trays."""
+    points = [int(board[WHITE, p - 1]) - int(board[BLACK, 24 - p]) for p in range(1, 25)]
+    off = Position(board).off()
+    return {"points": points, "bar": {"white": int(board[WHITE, BAR]), "black": int(board[BLACK, BAR])},
+            "off": {"white": off[0], "black": off[1]}}
 
 
 def _step_json(step: Step) -> dict:

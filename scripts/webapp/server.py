@@ -21,7 +21,7 @@ from scripts.webapp.errors import ERROR_HANDLERS
 from scripts.webapp.game import CryptoDice
 from scripts.webapp.presence import presence
 from scripts.webapp.store import GameStore
-from scripts.webapp.routes import analysis, games, history, live, play, site
+from scripts.webapp.routes import analysis, games, history, live, play, position, site
 
 
 def create_app(evaluator: Evaluator, dice_factory: Callable[[], object] = CryptoDice,
@@ -41,7 +41,7 @@ def create_app(evaluator: Evaluator, dice_factory: Callable[[], object] = Crypto
     context = WebContext(evaluator, dice_factory, disconnect_timeout, random.Random(seed), GameStore(db))
     app.state.context = context
     app.state.hub = context.hub
-    for module in (site, games, play, analysis, history, live):
+    for module in (site, games, play, analysis, position, history, live):
         app.include_router(module.router)
     site.mount_assets(app)
     return app

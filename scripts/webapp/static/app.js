@@ -1,6 +1,8 @@
 // The game page: a client of the JSON API. The server rolls, checks and keeps the state;
 // this file shows it, turns clicks into API calls and listens on the game's websocket.
 import { renderBoard, absPoint } from "/static/board.js";
+import { setupDrag } from "/static/drag.js";
+import { replayFrames } from "/static/replay.js";
 
 const $ = (sel) => document.querySelector(sel);
 const S = { gameId: null, token: null, state: null, selected: null, ws: null, wsRetry: null,
@@ -27,7 +29,10 @@ function setState(st) {
   if (st.dice && (!prev || prev.game_id !== st.game_id || JSON.stringify(prev.dice) !== JSON.stringify(st.dice)
                   || prev.turn !== st.turn)) S.rolledAt = st.version;
   // The same version again (the API's answer and the websocket's push): nothing new to say.
-  if (!prev || prev.game_id !== st.game_id || prev.version !== st.version) announce(prev, st);
+  if (!prev || prev.game_id !== st.game_id || prev.version !== st.version) {
+    stopReplay();
+    announce(prev, st);
+  }
   render();
   maybeRematch();
   maybeAuto();
@@ -72,6 +77,7 @@ function announce(prev, st) {
 async function act(name, extra = {}) {
   if (!S.gameId || S.busy) return;
   S.busy = true;
+  S.lastPress = null;                      // a double press is two presses on one unchanged board
   showError("");
   // Where the player acted from: focus goes back there, to the next thing to press.
   const scope = document.activeElement && document.activeElement.closest("#panel") ? "#panel-actions" : "#actions";
@@ -187,7 +193,9 @@ function render() {
       if (!dests.some((d) => d.to === s.to)) dests.push(s);   // steps come smallest die first
     }
   }
-  renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st),
+  S.dests = dests;
+  if (S.replay) drawReplayFrame();
+  else renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st),
                                  flip: st.you.length === 1 && st.you[0] === "black", lastMoveAbs: lastMoveAbs(st),
                                  freshDice: S.rolledAt === st.version });
   $("#message").textContent = st.message;
@@ -203,6 +211,8 @@ function render() {
     panelBtn.disabled = !v;
     if (k in shown) { $(`#btn-${k}`).hidden = !shown[k]; panelBtn.hidden = !shown[k]; }
   }
+  $("#btn-replay").hidden = !(st.last_move && st.last_move.before);
+  $("#btn-replay").disabled = st.phase === "move" && st.steps_taken.length > 0;
   $("#btn-resign").disabled = !st.can_resign;
   $("#btn-hint").disabled = !st.can_hint;
   $("#btn-hint").hidden = st.mode === "friend";
@@ -269,6 +279,38 @@ function render() {
     $("#btn-copy").hidden = !mine;
     $("#friend-link").hidden = !mine;
   }
+}
+
+// Replay of the last move: its boards one after the other, then the game as it is. Any new
+// state, or a second press, ends it.
+const REPLAY_MS = 700;
+
+function replayLastMove() {
+  const st = S.state;
+  if (S.replay) { stopReplay(); render(); return; }
+  if (!st || !st.last_move || !st.last_move.before) return;
+  const m = st.last_move;
+  S.replay = { move: m, frames: replayFrames(m), frame: 0, timer: null };
+  $("#status").textContent = `Replaying ${m.side === "white" ? "White" : "Black"}'s ${m.dice.join("-")}: ${m.move || "no move"}.`;
+  const next = () => {
+    const r = S.replay;
+    drawReplayFrame();
+    if (r.frame + 1 < r.frames.length) { r.frame += 1; r.timer = setTimeout(next, REPLAY_MS); }
+    else r.timer = setTimeout(() => { stopReplay(); render(); }, REPLAY_MS);
+  };
+  next();
+}
+
+function drawReplayFrame() {
+  const st = S.state, r = S.replay, m = r.move;
+  renderBoard($("#board"), { ...st, board: r.frames[r.frame], dice: m.dice, dice_left: m.dice, turn: m.side, can_roll: false },
+              { mover: null, selected: null, sources: new Set(), dests: [], label: myColor(st),
+                flip: st.you.length === 1 && st.you[0] === "black" });
+}
+
+function stopReplay() {
+  if (S.replay) clearTimeout(S.replay.timer);
+  S.replay = null;
 }
 
 // The points the last turn played left and reached (absolute numbering), marked on the board.
@@ -372,9 +414,62 @@ function askResign() {
   $("#resign-dialog").showModal();
 }
 
+// The mover's point of a movable checker at `target` (its ring, a checker of a movable point,
+// or the mover's checker on the bar), or null.
+function sourceOf(target) {
+  const st = S.state;
+  if (!st || !st.legal_steps.length) return null;
+  const ring = target.closest("[data-src]");
+  if (ring) return Number(ring.dataset.src);
+  const bar = target.closest("[data-bar]");
+  if (bar) return bar.dataset.bar === st.turn && st.legal_steps.some((s) => s.from === 25) ? 25 : null;
+  const chk = target.closest("circle.checker[data-abs]");
+  if (!chk) return null;
+  const p = absPoint(st.turn, Number(chk.dataset.abs));
+  return st.legal_steps.some((s) => s.from === p) ? p : null;
+}
+
+// A dragged checker released at (x, y): the step to the destination there (its translucent
+// checker, its point or the tray), if it is one of the selected source's.
+function dropAt(x, y) {
+  const st = S.state, under = document.elementFromPoint(x, y);
+  if (!st || !under || S.selected === null) return false;
+  let to = null;
+  const ghost = under.closest("[data-to]"), point = under.closest("[data-abs]"), tray = under.closest("[data-tray]");
+  if (ghost) to = Number(ghost.dataset.to);
+  else if (point) to = absPoint(st.turn, Number(point.dataset.abs));
+  else if (tray && tray.dataset.tray === st.turn) to = 0;
+  const d = (S.dests || []).find((x) => x.to === to);
+  if (!d) return false;
+  act("step", { from: S.selected, to: d.to, die: d.die });
+  return true;
+}
+
+// A double press on a movable checker moves it one die's full distance: the higher die when
+// it can be played from there, else the lower.
+function playFullDie(from) {
+  const steps = S.state.legal_steps.filter((s) => s.from === from);
+  if (!steps.length) return;
+  const s = steps.reduce((a, b) => (b.die > a.die ? b : a));
+  act("step", { from: s.from, to: s.to, die: s.die });
+}
+
+const DOUBLE_PRESS_MS = 450;
+
 function onBoardClick(ev) {
   const st = S.state;
   if (!st || S.dragMoved) return;
+  const pressed = sourceOf(ev.target);
+  if (pressed === null) S.lastPress = null;
+  else {
+    const now = performance.now(), last = S.lastPress;
+    S.lastPress = { p: pressed, t: now };
+    if (last && last.p === pressed && now - last.t < DOUBLE_PRESS_MS) {
+      S.lastPress = null;
+      playFullDie(pressed);
+      return;
+    }
+  }
   const src = ev.target.closest("[data-src]");
   if (src) {
     const p = Number(src.dataset.src);
@@ -482,6 +577,7 @@ function init() {
     });
   }
   $("#btn-hint").addEventListener("click", showHint);
+  $("#btn-replay").addEventListener("click", replayLastMove);
   $("#resign-cancel").addEventListener("click", () => $("#resign-dialog").close());
   for (const b of document.querySelectorAll("[data-resign]")) {
     b.addEventListener("click", () => {
@@ -500,6 +596,13 @@ function init() {
     } catch (err) { showError(err.message); }
   });
   $("#board").addEventListener("click", onBoardClick);
+  setupDrag($("#board"), {
+    sourceAt: sourceOf,
+    select: (p) => { S.selected = p; render(); },
+    dropAt,
+    color: () => (S.state ? S.state.turn : "white"),
+    moved: () => { S.dragMoved = true; setTimeout(() => { S.dragMoved = false; }, 0); },
+  });
   $("#view-top").addEventListener("click", () => setView("top"));
   $("#view-angled").addEventListener("click", () => setView("angled"));
   setupAngled();

@@ -8,7 +8,8 @@ export const W = 760, H = 540;
 const M = 20, PW = 50, BAR_W = 50, R = 22;
 const LEFT0 = M, RIGHT0 = M + 6 * PW + BAR_W;           // x of the two halves
 const TRAY_X = RIGHT0 + 6 * PW + M;                        // tray column
-const TOP = M, BOTTOM = H - M, MID = H / 2;
+const MV = 28;                                              // top and bottom margins: the point numbers
+const TOP = MV, BOTTOM = H - MV, MID = H / 2;
 
 export function absPoint(color, p) {
   // A mover's point (1..24, 25 bar, 0 off) as the absolute White-numbered point (bar/off stay).
@@ -67,7 +68,7 @@ export function renderBoard(svg, state, ui) {
     const cls = `tri ${abs % 2 ? "odd" : "even"}${ui.lastMoveAbs && ui.lastMoveAbs.has(abs) ? " last" : ""}`;
     el("polygon", { points: `${x - PW / 2 + 1},${base} ${x + PW / 2 - 1},${base} ${x},${tip}`, class: cls, "data-abs": abs }, svg);
     const num = label === "white" ? abs : 25 - abs;
-    const t = el("text", { x, y: top ? TOP - 6 : BOTTOM + 15, class: "pointnum" }, svg);
+    const t = el("text", { x, y: top ? TOP / 2 : BOTTOM + MV / 2, class: "pointnum" }, svg);
     t.textContent = num;
   }
   // Trays: the bottom player's at the bottom right, the other's at the top right.
