@@ -1,6 +1,7 @@
 // The game page: a client of the JSON API. The server rolls, checks and keeps the state;
 // this file shows it, turns clicks into API calls and listens on the game's websocket.
 import { renderBoard, absPoint } from "/static/board.js";
+import { renderAnalyseButton, showAnalysis } from "/static/review.js";
 
 const $ = (sel) => document.querySelector(sel);
 const S = { gameId: null, token: null, state: null, selected: null, ws: null, wsRetry: null,
@@ -212,6 +213,7 @@ function render() {
   $("#btn-takeover").hidden = !st.can_take_over;
   renderMatch(st);
   $("#btn-rematch").hidden = !(st.phase === "over" && st.you.length);
+  renderAnalyseButton($("#btn-analyse"), $("#analysis"), st);
 
   // Button controls: every legal step as a button.
   const box = $("#steps");
@@ -347,7 +349,7 @@ async function showHint() {
     list.replaceChildren();
     for (const p of res.plays) {
       const li = document.createElement("li");
-      li.textContent = `${p.move || "no move"}: equity ${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}`;
+      li.textContent = `${p.move || "no move"}: ${res.equity === "match" ? "match equity" : "equity"} ${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}`;
       list.appendChild(li);
     }
     S.hintVersion = S.state.version;
@@ -482,6 +484,7 @@ function init() {
     });
   }
   $("#btn-hint").addEventListener("click", showHint);
+  $("#btn-analyse").addEventListener("click", () => showAnalysis(S.gameId, $("#analysis")));
   $("#resign-cancel").addEventListener("click", () => $("#resign-dialog").close());
   for (const b of document.querySelectorAll("[data-resign]")) {
     b.addEventListener("click", () => {
