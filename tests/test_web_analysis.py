@@ -185,3 +185,49 @@ def test_money_hints_keep_cubeless_equity(pubeval):
     assert hint["equity"] == "money"
     for p in hint["plays"]:
         assert p["equity"] == pytest.approx(equity(np.array(p["probabilities"])), abs=1e-6)
+
+
+class GatedEvaluator:
+    """pubeval that, once `gate` is armed, waits for it to open: an analysis held mid-way."""
+
+    name = "gated-pubeval"
+
+    def __init__(self, base) -> None:
+        import threading
+
+        self.base = base
+        self.armed = False
+        self.gate = threading.Event()
+        self.waiting = threading.Event()
+
+    def evaluate(self, afterstates):
+        if self.armed:
+            self.waiting.set()
+            assert self.gate.wait(60), "the gate was never opened"
+        return self.base.evaluate(afterstates)
+
+
+def test_live_games_are_served_while_an_analysis_runs_and_it_is_made_once(pubeval):
+    from concurrent.futures import ThreadPoolExecutor
+
+    evaluator = GatedEvaluator(pubeval)
+    with make_client(evaluator, seed=4) as client:
+        gid, token, _ = new_game(client, mode="hotseat")
+        post(client, gid, "roll", token)
+        for _ in range(2):
+            play_ranked(client, gid, token, 0)
+        assert post(client, gid, "resign", token).json()["phase"] == "over"
+        evaluator.armed = True
+        with ThreadPoolExecutor(2) as pool:
+            first = pool.submit(client.get, f"/api/games/{gid}/analysis")
+            assert evaluator.waiting.wait(30)
+            second = pool.submit(client.get, f"/api/games/{gid}/analysis")
+            # the analysis is held inside the engine: another game is played meanwhile
+            other, other_token, _ = new_game(client, mode="hotseat")
+            res = post(client, other, "roll", other_token)
+            assert res.status_code == 200 and res.json()["phase"] == "move"
+            assert not first.done()
+            evaluator.gate.set()
+            a, b = first.result(60), second.result(60)
+        assert a.status_code == b.status_code == 200 and a.json() == b.json()
+        assert client.app.state.context.analyses.made == 1
