@@ -1,7 +1,8 @@
 """The games on disk: one SQLite table (standard library sqlite3, WAL journal).
 
 Each game is one row holding its whole record (Game.to_record as JSON) beside the few
-columns the queries need. A change is saved and committed inside the request that made
+columns the queries need; a second table keeps each finished game's analyses
+(scripts.webapp.game_analysis), removed with their game. A change is saved and committed inside the request that made
 it, before the answer goes out, so a server killed at any moment (kill -9) restarts with
 every answered action kept. synchronous=FULL makes the commit survive a power cut too.
 
