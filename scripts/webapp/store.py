@@ -2,9 +2,9 @@
 
 Each game is one row holding its whole record (Game.to_record as JSON) beside the few
 columns the queries need; a second table keeps each finished game's analyses
-(scripts.webapp.game_analysis), removed with their game. A change is saved and committed inside the request that made
-it, before the answer goes out, so a server killed at any moment (kill -9) restarts with
-every answered action kept. synchronous=FULL makes the commit survive a power cut too.
+(scripts.webapp.game_analysis), removed with their game. A change is saved and committed
+inside the request that made it, before the answer goes out, so a server killed at any
+moment (kill -9) restarts with every answered action kept. synchronous=FULL makes the commit survive a power cut too.
 
 What may be removed, and only that: finished games beyond the newest MAX_FINISHED,
 games untouched for IDLE_SECONDS, and, when one client address holds more than
