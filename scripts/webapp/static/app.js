@@ -484,7 +484,6 @@ function init() {
     });
   }
   $("#btn-hint").addEventListener("click", showHint);
-  $("#btn-analyse").addEventListener("click", () => showAnalysis(S.gameId, $("#analysis")));
   $("#resign-cancel").addEventListener("click", () => $("#resign-dialog").close());
   for (const b of document.querySelectorAll("[data-resign]")) {
     b.addEventListener("click", () => {
@@ -494,6 +493,7 @@ function init() {
     });
   }
   $("#btn-rematch").addEventListener("click", () => { S.rematchAsked = true; rematch(); });
+  $("#btn-analyse").addEventListener("click", () => showAnalysis(S.gameId, $("#analysis")));
   $("#btn-copy").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($("#friend-link").value));
   $("#btn-join").addEventListener("click", async () => {
     try {
