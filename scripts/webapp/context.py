@@ -18,6 +18,7 @@ from starlette.requests import HTTPConnection
 from engine.evaluator import Evaluator
 from scripts.webapp.computer import LEVELS, ComputerPlayer
 from scripts.webapp.game import Game, GameError, color_index
+from scripts.webapp.game_analysis import GameAnalyses
 from scripts.webapp.hub import Hub
 from scripts.webapp.store import GameStore
 
@@ -32,9 +33,11 @@ class WebContext:
     rng: random.Random
     store: GameStore = field(default_factory=GameStore)
     hub: Hub = field(init=False)
+    analyses: GameAnalyses = field(init=False)
 
     def __post_init__(self) -> None:
         self.hub = Hub(self.store, self.revive)
+        self.analyses = GameAnalyses(self.store, self.evaluator)
 
     def revive(self, record: dict) -> Game:
         """A stored game back in play after a restart: fresh dice and a fresh computer of its level."""

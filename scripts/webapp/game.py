@@ -602,15 +602,17 @@ class Game:
                                                      f"resignation of a {RESULT_NAMES[offer['points']]}: play on")
             self._changed()
 
-    def hint_request(self, token: str | None) -> tuple[np.ndarray, tuple[int, int], int]:
-        """The mover's board at the start of this turn, the dice and the ply for a hint (the
-        computer's level's ply; 1 in hot-seat). Refused in friend games and off one's own move."""
+    def hint_request(self, token: str | None) -> tuple[np.ndarray, tuple[int, int], int, CubeInfo | None]:
+        """The mover's board at the start of this turn, the dice, the ply for a hint (the
+        computer's level's ply; 1 in hot-seat) and, in a match, the cube and score from the
+        mover's view (None in money play). Refused in friend games and off one's own move."""
         with self.lock:
-            self._require_turn(token, "move")
+            side = self._require_turn(token, "move")
             if self.mode == "friend":
                 raise GameError(409, "hints are off in a game against a friend")
             ply = self.computer.ply if self.computer is not None else 1
-            return self.planner.start.copy(), self.dice, ply
+            cube = self.cube_info(side) if self.match is not None else None
+            return self.planner.start.copy(), self.dice, ply, cube
 
     def set_rematch(self, game_id: str) -> None:
         """Point the finished game at its sequel, so the other seat's page follows it."""

@@ -1,9 +1,10 @@
 """The games on disk: one SQLite table (standard library sqlite3, WAL journal).
 
 Each game is one row holding its whole record (Game.to_record as JSON) beside the few
-columns the queries need. A change is saved and committed inside the request that made
-it, before the answer goes out, so a server killed at any moment (kill -9) restarts with
-every answered action kept. synchronous=FULL makes the commit survive a power cut too.
+columns the queries need; a second table keeps each finished game's analyses
+(scripts.webapp.game_analysis), removed with their game. A change is saved and committed
+inside the request that made it, before the answer goes out, so a server killed at any
+moment (kill -9) restarts with every answered action kept. synchronous=FULL makes the commit survive a power cut too.
 
 What may be removed, and only that: finished games beyond the newest MAX_FINISHED,
 games untouched for IDLE_SECONDS, and, when one client address holds more than
@@ -42,6 +43,13 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE INDEX IF NOT EXISTS games_client ON games (client, phase);
 CREATE INDEX IF NOT EXISTS games_updated ON games (updated);
 CREATE INDEX IF NOT EXISTS games_finished ON games (finished);
+CREATE TABLE IF NOT EXISTS analyses (
+    game_id TEXT NOT NULL,
+    ply INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    result TEXT NOT NULL,
+    PRIMARY KEY (game_id, ply, games)
+);
 """
 
 
@@ -126,6 +134,19 @@ class GameStore:
             row = self._db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
+    def load_analysis(self, game_id: str, ply: int, games: int) -> dict | None:
+        """The stored analysis of a game's first `games` finished games at `ply`, if made before."""
+        with self._lock:
+            row = self._db.execute("SELECT result FROM analyses WHERE game_id = ? AND ply = ? AND games = ?",
+                                   (game_id, ply, games)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def save_analysis(self, game_id: str, ply: int, games: int, result: dict) -> None:
+        """Keep an analysis beside its game (removed with it by make_room)."""
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO analyses (game_id, ply, games, result) VALUES (?, ?, ?, ?)",
+                             (game_id, ply, games, json.dumps(result, separators=(",", ":"))))
+
     def count(self, client: str | None = None, live: bool | None = None) -> int:
         """Games stored, of one client address and/or only unfinished (live) or finished ones."""
         where, args = [], []
@@ -176,4 +197,5 @@ class GameStore:
                 raise StoreFull("the server holds as many games in progress as it may: try again later")
             removed += [r[0] for r in excess]
             db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in removed])
+            db.executemany("DELETE FROM analyses WHERE game_id = ?", [(i,) for i in removed])
         return removed

@@ -9,11 +9,12 @@ import numpy as np
 from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 
+from engine.cube.equity import CubeInfo
 from engine.dice import check_dice, parse_dice
 from engine.evaluator import Evaluator, equity
 from engine.notation import format_play
 from engine.position import Position
-from engine.search import evaluate_position, rank_plays
+from engine.search import RankedPlay, evaluate_position, rank_plays
 from scripts.webapp.context import Context
 
 PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
@@ -47,19 +48,45 @@ async def evaluate(context: Context,
 @router.get("/games/{game_id}/hint", summary="The best plays of your roll in a game", tags=["analysis"])
 async def game_hint(game_id: str, context: Context, token: str = Query(...)) -> dict:
     """The five best plays of the roll being played, at the computer's level's ply (1 in
-    hot-seat), from the start of the turn. 409 in friend games and when it is not your move."""
+    hot-seat), from the start of the turn: by cubeless money equity, or in a match by match
+    equity (cubeful, normalised to a 1-cube, as the match analysis grades plays). 409 in
+    friend games and when it is not your move."""
     game = context.hub.get(game_id)
-    board, (d1, d2), ply = game.hint_request(token)
-    plays = await run_in_threadpool(rank, context.evaluator, Position(board), d1, d2, ply)
-    return {"dice": [d1, d2], "ply": ply, "plays": plays[:5]}
+    board, (d1, d2), ply, cube = game.hint_request(token)
+    if cube is None:
+        plays = await run_in_threadpool(rank, context.evaluator, Position(board), d1, d2, ply)
+    else:
+        plays = await run_in_threadpool(rank_in_match, context.evaluator, Position(board), d1, d2, ply, cube)
+    return {"dice": [d1, d2], "ply": ply, "equity": "money" if cube is None else "match", "plays": plays[:5]}
 
 
 def rank(evaluator: Evaluator, position: Position, d1: int, d2: int, ply: int) -> list[dict]:
     """The legal plays, best first, with equity and probabilities for the side on roll."""
-    return [{"move": format_play(position.board, p.steps), "equity": p.equity, "ply": p.ply,
-             "probabilities": [float(x) for x in p.probs],
-             "position_id": Position(p.afterstate).swap().id}
-            for p in rank_plays(position.board, (d1, d2), evaluator, ply)]
+    return [play_json(position, p, p.equity) for p in rank_plays(position.board, (d1, d2), evaluator, ply)]
+
+
+def rank_in_match(evaluator: Evaluator, position: Position, d1: int, d2: int, ply: int,
+                  cube: CubeInfo) -> list[dict]:
+    """The legal plays ranked by the mover's match equity, best first: the match analysis's
+    valuation (each afterstate's probabilities at `ply`, the opponent then on roll with his
+    best cube action, normalised to a 1-cube: gnubg's EMG). As rank, the plays the search
+    valued at the full ply come first."""
+    from engine.analysis.grade import afterstate_equities
+
+    plays = rank_plays(position.board, (d1, d2), evaluator, ply)
+    if not plays:
+        return []
+    values = afterstate_equities(np.array([p.afterstate for p in plays]), np.array([p.probs for p in plays]), cube)
+    order = sorted(range(len(plays)), key=lambda k: (-plays[k].ply, -values[k]))   # full-ply plays first
+    return [play_json(position, plays[k], float(values[k])) for k in order]
+
+
+def play_json(position: Position, play: RankedPlay, value: float) -> dict:
+    """One ranked play as the API gives it: notation, `value` as its equity, its ply and
+    probabilities, and the Position ID after it from the opponent's side."""
+    return {"move": format_play(position.board, play.steps), "equity": value, "ply": play.ply,
+            "probabilities": [float(x) for x in play.probs],
+            "position_id": Position(play.afterstate).swap().id}
 
 
 def evaluate_before_roll(evaluator: Evaluator, position: Position, ply: int) -> np.ndarray:

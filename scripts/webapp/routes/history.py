@@ -1,8 +1,10 @@
-"""Finished games: the list of the ones played from your address, and each game as a .mat file."""
+"""Finished games: the list of the ones played from your address, each game as a .mat file and
+its analysis."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, PlainTextResponse
 
 from scripts.webapp.context import Context
@@ -33,3 +35,17 @@ async def mat(game_id: str, context: Context) -> PlainTextResponse:
     with game.lock:
         text = game_mat(game.to_record())
     return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="tdgammon-{game.id}.mat"'})
+
+
+@router.get("/api/games/{game_id}/analysis", summary="Every decision of the finished game graded",
+            tags=["history"])
+async def analysis(game_id: str, context: Context,
+                   ply: int | None = Query(None, ge=1, le=2, description="1 or 2; default the computer "
+                                           "level's ply (2 between people)")) -> dict:
+    """`tdgammon analyse --json` of the game (a match: its finished games): each decision's
+    error and mark, both players' error rates, ratings and luck (docs/analysis.md). Made in
+    a worker thread and kept beside the game, so asking again is free. 409 while no game is over."""
+    game = context.hub.get(game_id)
+    with game.lock:
+        record = game.to_record()
+    return await run_in_threadpool(context.analyses.get, record, ply)

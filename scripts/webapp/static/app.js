@@ -3,6 +3,7 @@
 import { renderBoard, absPoint } from "/static/board.js";
 import { setupDrag } from "/static/drag.js";
 import { replayFrames } from "/static/replay.js";
+import { renderAnalyseButton, showAnalysis } from "/static/review.js";
 
 const $ = (sel) => document.querySelector(sel);
 const S = { gameId: null, token: null, state: null, selected: null, ws: null, wsRetry: null,
@@ -222,6 +223,7 @@ function render() {
   $("#btn-takeover").hidden = !st.can_take_over;
   renderMatch(st);
   $("#btn-rematch").hidden = !(st.phase === "over" && st.you.length);
+  renderAnalyseButton($("#btn-analyse"), $("#analysis"), st);
 
   // Button controls: every legal step as a button.
   const box = $("#steps");
@@ -389,7 +391,7 @@ async function showHint() {
     list.replaceChildren();
     for (const p of res.plays) {
       const li = document.createElement("li");
-      li.textContent = `${p.move || "no move"}: equity ${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}`;
+      li.textContent = `${p.move || "no move"}: ${res.equity === "match" ? "match equity" : "equity"} ${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}`;
       list.appendChild(li);
     }
     S.hintVersion = S.state.version;
@@ -587,6 +589,7 @@ function init() {
     });
   }
   $("#btn-rematch").addEventListener("click", () => { S.rematchAsked = true; rematch(); });
+  $("#btn-analyse").addEventListener("click", () => showAnalysis(S.gameId, $("#analysis")));
   $("#btn-copy").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($("#friend-link").value));
   $("#btn-join").addEventListener("click", async () => {
     try {

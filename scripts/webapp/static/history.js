@@ -1,4 +1,7 @@
-// The finished-games page: one row per game from /api/history, each with its .mat download.
+// The finished-games page: one row per game from /api/history, each with its .mat download
+// and a button that shows its analysis below the table.
+import { showAnalysis } from "/static/review.js";
+
 const cap = (s) => s[0].toUpperCase() + s.slice(1);
 
 async function load() {
@@ -27,6 +30,11 @@ async function load() {
     which.textContent = ` (the game finished ${when})`;
     a.appendChild(which);
     td.appendChild(a);
+    const analyse = document.createElement("button");
+    analyse.textContent = "Analyse";
+    analyse.setAttribute("aria-label", `Analyse the game finished ${when}`);
+    analyse.addEventListener("click", () => showAnalysis(g.game_id, document.querySelector("#analysis")));
+    td.append(" ", analyse);
     tr.appendChild(td);
     body.appendChild(tr);
   }
