@@ -192,7 +192,13 @@ class MoveBuffers(NamedTuple):
 
 class TdState(NamedTuple):
     """TD(lambda)'s eligibility traces (one per output and weight), each input's
-    learning-rate scale, and running stats: games, moves, sum |TD error|, unused."""
+    learning-rate scale, and running stats: games, moves, sum |TD error|, unused.
+
+    touched[i] is 1 once input i's traces may be nonzero in this game: the update and the
+    reset skip the other rows of e_w1 (a game visits about half the inputs), which are
+    zero. slope is add_gradient's work space: each output's gradient at the hidden
+    pre-activations, (outputs, hidden).
+    """
 
     e_w1: np.ndarray
     e_b1: np.ndarray
@@ -200,6 +206,8 @@ class TdState(NamedTuple):
     e_b2: np.ndarray
     input_lr: np.ndarray
     stats: np.ndarray
+    touched: np.ndarray
+    slope: np.ndarray
 
 
 class EndTables(NamedTuple):
@@ -244,7 +252,8 @@ class Scratch:
                           np.zeros((N_OUTPUTS, hidden), dtype=np.float32),
                           np.zeros((N_OUTPUTS, hidden, N_OUTPUTS), dtype=np.float32),
                           np.zeros((N_OUTPUTS, N_OUTPUTS), dtype=np.float32),
-                          input_lr, np.zeros(4, dtype=np.float64))
+                          input_lr, np.zeros(4, dtype=np.float64), np.zeros(inputs, dtype=np.uint8),
+                          np.zeros((N_OUTPUTS, hidden), dtype=np.float32))
         self.end = EndTables(table() if bearoff else np.zeros((0, MAX_ROLLS), dtype=np.float64), BINOM)
 
 
@@ -317,24 +326,37 @@ def choose_net(net, board, d1, d2, epsilon, rng, moves, end):
 # ----------------------------------------------------------------------- TD(lambda)
 @kernel(nogil=True, fastmath=True)
 def apply_td_and_decay(net, td, delta, alpha, lam):
-    """w += alpha * sum_k delta_k e_k, then every trace decays by lambda (one fused pass)."""
+    """w += alpha * sum_k delta_k e_k, then every trace decays by lambda (one fused pass).
+
+    Row by row of w1, the outputs' traces in turn, so the row stays in cache; rows no
+    input of this game touched hold zero traces and are skipped.
+    """
     w1, b1, w2, b2 = net
-    e_w1, e_b1, e_w2, e_b2 = td.e_w1, td.e_b1, td.e_w2, td.e_b2
+    e_w1, e_b1, e_w2, e_b2, touched = td.e_w1, td.e_b1, td.e_w2, td.e_b2, td.touched
     K, I, H = e_w1.shape
+    step = np.empty(K, dtype=np.float32)
     for k in range(K):
-        step = alpha * delta[k]
-        for i in range(I):
+        step[k] = alpha * delta[k]
+    for i in range(I):
+        if not touched[i]:
+            continue
+        row = w1[i]
+        for k in range(K):
+            s = step[k]
+            trace = e_w1[k, i]
             for j in range(H):
-                w1[i, j] += step * e_w1[k, i, j]
-                e_w1[k, i, j] *= lam
+                row[j] += s * trace[j]
+                trace[j] *= lam
+    for k in range(K):
+        s = step[k]
         for j in range(H):
-            b1[j] += step * e_b1[k, j]
+            b1[j] += s * e_b1[k, j]
             e_b1[k, j] *= lam
             for m in range(N_OUTPUTS):
-                w2[j, m] += step * e_w2[k, j, m]
+                w2[j, m] += s * e_w2[k, j, m]
                 e_w2[k, j, m] *= lam
         for m in range(N_OUTPUTS):
-            b2[m] += step * e_b2[k, m]
+            b2[m] += s * e_b2[k, m]
             e_b2[k, m] *= lam
 
 
@@ -343,8 +365,11 @@ def add_gradient(w2, td, enc, n_active, flipped):
     """Add the gradient of enc's fixed-view prediction to the traces (sparse inputs).
 
     td.input_lr[i] scales input i's share, which scales the learning rate of its weights alone.
+    Each output's slope at the hidden units is computed once, then added along each
+    active input's rows.
     """
     e_w1, e_b1, e_w2, e_b2, input_lr = td.e_w1, td.e_b1, td.e_w2, td.e_b2, td.input_lr
+    touched, slope = td.touched, td.slope
     idx, val, hidden, y = enc
     H = hidden.shape[0]
     for k in range(N_OUTPUTS):
@@ -352,15 +377,21 @@ def add_gradient(w2, td, enc, n_active, flipped):
         sign = FLIP_SIGN[k] if flipped else 1.0
         dy = sign * y[m] * (1.0 - y[m])
         e_b2[k, m] += dy
+        g_k = slope[k]
         for j in range(H):
             e_w2[k, j, m] += dy * hidden[j]
             g = dy * w2[j, m] * hidden[j] * (1.0 - hidden[j])
             e_b1[k, j] += g
-        for a in range(n_active):
-            i = idx[a]
-            v = val[a] * input_lr[i]
+            g_k[j] = g
+    for a in range(n_active):
+        i = idx[a]
+        v = val[a] * input_lr[i]
+        touched[i] = 1
+        for k in range(N_OUTPUTS):
+            trace = e_w1[k, i]
+            g_k = slope[k]
             for j in range(H):
-                e_w1[k, i, j] += v * dy * w2[j, m] * hidden[j] * (1.0 - hidden[j])
+                trace[j] += v * g_k[j]
 
 
 @kernel(nogil=True)
@@ -383,7 +414,10 @@ def td_step(net, td, sched, prev, cur, first, enc, n_active, flipped):
 
 @kernel(nogil=True)
 def reset_traces(td):
-    td.e_w1[:] = 0.0
+    for i in range(td.touched.shape[0]):
+        if td.touched[i]:
+            td.e_w1[:, i] = 0.0
+            td.touched[i] = 0
     td.e_b1[:] = 0.0
     td.e_w2[:] = 0.0
     td.e_b2[:] = 0.0
