@@ -33,54 +33,9 @@ from engine.cache import cache_root, kernel, kernels_compiled
 from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode
 from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
 from engine.features import write_features
+from engine.layers import REFRESH, carry_accumulator, sigmoid_into
 
-REFRESH = 16  # boards between from-scratch accumulators
 INFERENCE_VERSION = 1  # bump when the .npz layout changes
-
-_LOG2E = np.float32(1.4426950408889634)
-_LN2_HI = np.float32(0.693145751953125)
-_LN2_LO = np.float32(1.428606765330187e-06)
-
-
-# error_model="numpy": without it numba guards every float division against zero, and a
-# guarded loop does not vectorise (the hidden sigmoid ran 4 times slower).
-@kernel(fastmath=True, nogil=True, error_model="numpy", inline="always")
-def _sigmoid_into(x, out, mantissa, exponent):
-    """out = 1 / (1 + exp(-x)): exp by 2^k * p(r), p of degree 6 (relative error < 4e-7)."""
-    one = np.float32(1.0)
-    for h in range(x.shape[0]):
-        t = min(max(-x[h], np.float32(-87.0)), np.float32(87.0))
-        kf = np.floor(t * _LOG2E + np.float32(0.5))
-        r = t - kf * _LN2_HI - kf * _LN2_LO
-        mantissa[h] = one + r * (one + r * (np.float32(0.5) + r * (np.float32(1 / 6) + r * (
-            np.float32(1 / 24) + r * (np.float32(1 / 120) + r * np.float32(1 / 720))))))
-        exponent[h] = np.int32(kf) << 23
-    bits = mantissa.view(np.int32)
-    for h in range(x.shape[0]):
-        bits[h] += exponent[h]
-    for h in range(x.shape[0]):
-        out[h] = one / (one + mantissa[h])
-
-
-@kernel(fastmath=True, nogil=True, error_model="numpy", inline="always")
-def _add_rows(acc, w1, rows, scales, count):
-    """acc += sum over j < count of scales[j] * w1[rows[j]], four rows a pass so acc is
-    loaded and stored a quarter as often."""
-    units = acc.shape[0]
-    j = 0
-    while j + 4 <= count:
-        r0, r1, r2, r3 = w1[rows[j]], w1[rows[j + 1]], w1[rows[j + 2]], w1[rows[j + 3]]
-        s0, s1, s2, s3 = scales[j], scales[j + 1], scales[j + 2], scales[j + 3]
-        for h in range(units):
-            acc[h] += s0 * r0[h] + s1 * r1[h] + s2 * r2[h] + s3 * r3[h]
-        j += 4
-    while j < count:
-        r0 = w1[rows[j]]
-        s0 = scales[j]
-        for h in range(units):
-            acc[h] += s0 * r0[h]
-        j += 1
-
 
 @kernel(fastmath=True, nogil=True, error_model="numpy")
 def _forward(boards, w1, b1, w2t, b2, out):
@@ -101,28 +56,8 @@ def _forward(boards, w1, b1, w2t, b2, out):
         _fill(boards[n], x)
         if n_inputs > N_INPUTS:
             write_features(boards[n], x, N_INPUTS)
-        changed = 0
-        active = 0
-        for i in range(n_inputs):
-            if x[i] != previous[i]:
-                rows[changed] = i
-                scales[changed] = x[i] - previous[i]
-                changed += 1
-            active += x[i] != 0.0
-        if since >= REFRESH or changed >= active:
-            acc[:] = b1
-            changed = 0
-            for i in range(n_inputs):
-                if x[i] != 0.0:
-                    rows[changed] = i
-                    scales[changed] = x[i]
-                    changed += 1
-            since = 0
-        else:
-            since += 1
-        _add_rows(acc, w1, rows, scales, changed)
-        previous[:] = x
-        _sigmoid_into(acc, hidden, mantissa, exponent)
+        since = carry_accumulator(x, previous, acc, w1, b1, rows, scales, since)
+        sigmoid_into(acc, hidden, mantissa, exponent)
         for o in range(N_OUTPUTS):
             total = np.float32(0.0)
             for m in range(members):
@@ -234,12 +169,14 @@ class NetworkEvaluator:
         self.bearoff = bearoff
         self._version: tuple[int, ...] | None = None
         self._inference = net if isinstance(net, InferenceNet) else None
+        # Walking a torch module's parameters costs more than a small search's arithmetic: once.
+        self._parameters = [] if self._inference is not None else list(net.parameters())
 
     @property
     def inference_net(self) -> InferenceNet:
         if isinstance(self.net, InferenceNet):
             return self.net
-        version = tuple(p._version for p in self.net.parameters())
+        version = tuple(p._version for p in self._parameters)
         if self._inference is None or version != self._version:
             self._inference, self._version = InferenceNet.from_torch(self.net), version
         return self._inference

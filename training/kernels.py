@@ -24,9 +24,10 @@ import numpy as np
 from engine.cache import kernel
 
 from engine.bearoff import BINOM, MAX_ROLLS, exact_race, race_win_probability, table
-from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse, encode_sparse_features
+from engine.encoder import MAX_ACTIVE, N_INPUTS, _fill, encode_sparse, encode_sparse_features
 from engine.evaluator import N_OUTPUTS, can_lose_backgammon, can_lose_gammon
-from engine.features import FEATURE_COUNTS, FEATURES_VERSION
+from engine.features import FEATURE_COUNTS, FEATURES_VERSION, write_features
+from engine.layers import REFRESH, carry_accumulator, sigmoid_into
 from engine.movegen import _ZOBRIST, MAX_PLAYS, generate_into
 from engine.position import game_result, is_race
 from engine.pubeval import pubeval_inputs
@@ -275,6 +276,32 @@ def terminal_value(board, dist, binom, out):
         out[0] = race_win_probability(board, dist, binom)
 
 
+@kernel(nogil=True, fastmath=True, error_model="numpy")
+def _score_dense(net, x, previous, acc, work, since):
+    """The outputs of the inputs x into work's y and its hidden layer into work's hidden, the
+    first layer's accumulator acc carried from the inputs `previous` (engine.layers);
+    returns the new `since`."""
+    w1, b1, w2, b2 = net
+    rows, scales, mantissa, exponent, hidden, y = work
+    since = carry_accumulator(x, previous, acc, w1, b1, rows, scales, since)
+    sigmoid_into(acc, hidden, mantissa, exponent)
+    z0, z1, z2, z3, z4 = b2[0], b2[1], b2[2], b2[3], b2[4]
+    for j in range(hidden.shape[0]):
+        h = hidden[j]
+        z0 += h * w2[j, 0]
+        z1 += h * w2[j, 1]
+        z2 += h * w2[j, 2]
+        z3 += h * w2[j, 3]
+        z4 += h * w2[j, 4]
+    one = np.float32(1.0)
+    y[0] = one / (one + np.exp(-z0))
+    y[1] = one / (one + np.exp(-z1))
+    y[2] = one / (one + np.exp(-z2))
+    y[3] = one / (one + np.exp(-z3))
+    y[4] = one / (one + np.exp(-z4))
+    return since
+
+
 @kernel(nogil=True)
 def choose_net(net, board, d1, d2, epsilon, rng, moves, end):
     """Play the best 1-ply afterstate (or, with probability epsilon, a random one).
@@ -283,44 +310,58 @@ def choose_net(net, board, d1, d2, epsilon, rng, moves, end):
     is legal). Returns -1 when it is terminal (is_terminal: its exact value is in
     moves.best.y), else the active-input count of the chosen afterstate, whose sparse
     inputs, hidden layer and outputs are left in moves.best.
+
+    The candidates are afterstates of one board and differ in a few inputs, so they are
+    scored with a carried first-layer accumulator (_score_dense), as play does.
     """
     boards = moves.boards
-    idx, val, hidden, y = moves.cand
     best_idx, best_val, best_hidden, best_y = moves.best
     dist, binom = end
     n = generate_into(board, d1, d2, boards, moves.steps, moves.hashes, moves.zobrist)
     if n == 0:
         boards[0] = board
         n = 1
-    features = net.w1.shape[0] > N_INPUTS
+    n_inputs, units = net.w1.shape
+    features = n_inputs > N_INPUTS
+    x = np.zeros(n_inputs, dtype=np.float32)
+    previous = np.zeros(n_inputs, dtype=np.float32)
+    acc = np.empty(units, dtype=np.float32)
+    y = moves.cand.y
+    work = (np.empty(n_inputs, dtype=np.int64), np.empty(n_inputs, dtype=np.float32),
+            np.empty(units, dtype=np.float32), np.empty(units, dtype=np.int32), moves.cand.hidden, y)
+    since = REFRESH
     first, last = 0, n
     if n > 1 and epsilon > 0.0 and uniform(rng) < epsilon:
         first = min(np.int64(uniform(rng) * n), n - 1)
         last = first + 1
     best = first
     best_eq = -1e9
-    best_n = 0
+    best_terminal = False
     for k in range(first, last):
         cand = boards[k]
         if is_terminal(cand, dist):
             terminal_value(cand, dist, binom, y)
             eq = ruled_equity(cand, y)
-            m = -1
+            terminal = True
         else:
-            m = encode_sparse_features(cand, idx, val) if features else encode_sparse(cand, idx, val)
-            forward_sparse(net, moves.cand, m)
+            x[:] = 0.0
+            _fill(cand, x)
+            if features:
+                write_features(cand, x, N_INPUTS)
+            since = _score_dense(net, x, previous, acc, work, since)
             eq = ruled_equity(cand, y)
+            terminal = False
         if eq > best_eq:
             best_eq = eq
             best = k
-            best_n = m
+            best_terminal = terminal
             best_y[:] = y
-            if m > 0:
-                best_hidden[:] = hidden
-                best_idx[:m] = idx[:m]
-                best_val[:m] = val[:m]
+            if not terminal:
+                best_hidden[:] = moves.cand.hidden
     board[:, :] = boards[best]
-    return best_n
+    if best_terminal:
+        return -1
+    return encode_sparse_features(board, best_idx, best_val) if features else encode_sparse(board, best_idx, best_val)
 
 
 # ----------------------------------------------------------------------- TD(lambda)
