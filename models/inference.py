@@ -33,44 +33,19 @@ from engine.cache import cache_root, kernel, kernels_compiled
 from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode
 from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
 from engine.features import write_features
+from engine.layers import REFRESH, carry_accumulator, sigmoid_into
 
-REFRESH = 16  # boards between from-scratch accumulators
 INFERENCE_VERSION = 1  # bump when the .npz layout changes
 
-_LOG2E = np.float32(1.4426950408889634)
-_LN2_HI = np.float32(0.693145751953125)
-_LN2_LO = np.float32(1.428606765330187e-06)
-
-
-@kernel(fastmath=True, nogil=True, inline="always")
-def _sigmoid_into(x, out, mantissa, exponent):
-    """out = 1 / (1 + exp(-x)): exp by 2^k * p(r), p of degree 6 (relative error < 4e-7)."""
-    one = np.float32(1.0)
-    for h in range(x.shape[0]):
-        t = -x[h]
-        t = t if t < np.float32(87.0) else np.float32(87.0)
-        t = t if t > np.float32(-87.0) else np.float32(-87.0)
-        kf = t * _LOG2E + np.float32(0.5)
-        k = np.int32(kf)
-        k = k - np.int32(kf < k)  # floor
-        r = t - np.float32(k) * _LN2_HI - np.float32(k) * _LN2_LO
-        mantissa[h] = one + r * (one + r * (np.float32(0.5) + r * (np.float32(1 / 6) + r * (
-            np.float32(1 / 24) + r * (np.float32(1 / 120) + r * np.float32(1 / 720))))))
-        exponent[h] = k << 23
-    bits = mantissa.view(np.int32)
-    for h in range(x.shape[0]):
-        bits[h] += exponent[h]
-    for h in range(x.shape[0]):
-        out[h] = one / (one + mantissa[h])
-
-
-@kernel(fastmath=True, nogil=True)
+@kernel(fastmath=True, nogil=True, error_model="numpy")
 def _forward(boards, w1, b1, w2t, b2, out):
     """(n, 2, 25) afterstates -> out (n, 5): the members' mean of sigmoid(w2 . sigmoid(w1 . x + b1) + b2)."""
     members, n_hidden = w2t.shape[0], w2t.shape[2]
     n_inputs, units = w1.shape
     x = np.zeros(N_FEATURE_INPUTS, np.float32)
     previous = np.zeros(N_FEATURE_INPUTS, np.float32)
+    rows = np.empty(N_FEATURE_INPUTS, np.int64)
+    scales = np.empty(N_FEATURE_INPUTS, np.float32)
     acc = np.empty(units, np.float32)
     hidden = np.empty(units, np.float32)
     mantissa = np.empty(units, np.float32)
@@ -81,30 +56,8 @@ def _forward(boards, w1, b1, w2t, b2, out):
         _fill(boards[n], x)
         if n_inputs > N_INPUTS:
             write_features(boards[n], x, N_INPUTS)
-        changed = 0
-        active = 0
-        for i in range(n_inputs):
-            changed += x[i] != previous[i]
-            active += x[i] != 0.0
-        if since >= REFRESH or changed >= active:
-            acc[:] = b1
-            for i in range(n_inputs):
-                v = x[i]
-                if v != 0.0:
-                    row = w1[i]
-                    for h in range(units):
-                        acc[h] += v * row[h]
-            since = 0
-        else:
-            for i in range(n_inputs):
-                d = x[i] - previous[i]
-                if d != 0.0:
-                    row = w1[i]
-                    for h in range(units):
-                        acc[h] += d * row[h]
-            since += 1
-        previous[:] = x
-        _sigmoid_into(acc, hidden, mantissa, exponent)
+        since = carry_accumulator(x, previous, acc, w1, b1, rows, scales, since)
+        sigmoid_into(acc, hidden, mantissa, exponent)
         for o in range(N_OUTPUTS):
             total = np.float32(0.0)
             for m in range(members):
@@ -216,12 +169,14 @@ class NetworkEvaluator:
         self.bearoff = bearoff
         self._version: tuple[int, ...] | None = None
         self._inference = net if isinstance(net, InferenceNet) else None
+        # Walking a torch module's parameters costs more than a small search's arithmetic: once.
+        self._parameters = [] if self._inference is not None else list(net.parameters())
 
     @property
     def inference_net(self) -> InferenceNet:
         if isinstance(self.net, InferenceNet):
             return self.net
-        version = tuple(p._version for p in self.net.parameters())
+        version = tuple(p._version for p in self._parameters)
         if self._inference is None or version != self._version:
             self._inference, self._version = InferenceNet.from_torch(self.net), version
         return self._inference

@@ -62,6 +62,41 @@ def test_trace_gradient_matches_autograd(flipped: bool, features: bool) -> None:
         np.testing.assert_allclose(td.e_b2[k], net.out.bias.grad.numpy(), atol=1e-6)
 
 
+@pytest.mark.parametrize("features", [False, True])
+def test_self_play_move_choice_agrees_with_torch(features: bool) -> None:
+    """choose_net scores the candidates with a carried accumulator (engine.layers): the
+    chosen afterstate's outputs and hidden layer are torch's to 1e-5, its sparse inputs
+    the encoder's, and no candidate scores more than 1e-5 above it by torch's reckoning."""
+    from engine.dice import ALL_ROLLS
+    from engine.movegen import generate
+    from training.kernels import choose_net, ruled_equity
+
+    net = initial_net(64, 5, features)
+    weights = Weights(net)
+    s = Scratch(64, weights.inputs)
+    rng = seed_state(0, 0)
+    boards = [Position.start().board, _odd_board(), Position.from_id("4PPgASTgc/ABMA").board]
+    for board in boards:
+        for d1, d2, _ in ALL_ROLLS:
+            chosen = board.copy()
+            m = choose_net(weights.as_tuple(), chosen, d1, d2, 0.0, rng, s.moves, s.end)
+            afterstates, _ = generate(board, d1, d2)
+            x = torch.from_numpy(encode(afterstates, features))
+            with torch.no_grad():
+                y = net(x).numpy()
+                hidden = torch.sigmoid(net.hidden(x)).numpy()
+            k = int(np.nonzero((afterstates == chosen).all(axis=(1, 2)))[0][0])
+            np.testing.assert_allclose(s.moves.best.y, y[k], rtol=0, atol=1e-5)
+            np.testing.assert_allclose(s.moves.best.hidden, hidden[k], rtol=0, atol=1e-5)
+            idx, val = np.empty_like(s.moves.best.idx), np.empty_like(s.moves.best.val)
+            n = (encode_sparse_features if features else encode_sparse)(chosen, idx, val)
+            assert m == n
+            np.testing.assert_array_equal(s.moves.best.idx[:m], idx[:n])
+            np.testing.assert_array_equal(s.moves.best.val[:m], val[:n])
+            scores = [ruled_equity(a, y[j]) for j, a in enumerate(afterstates)]
+            assert max(scores) <= scores[k] + 1e-5
+
+
 def test_new_inputs_lr_scales_only_the_newest_features_traces() -> None:
     """new_inputs_lr multiplies the traces (so the updates) of the inputs the newest features
     version added, and leaves every other input's, the hidden biases' and the outputs' alone."""

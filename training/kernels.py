@@ -24,9 +24,10 @@ import numpy as np
 from engine.cache import kernel
 
 from engine.bearoff import BINOM, MAX_ROLLS, exact_race, race_win_probability, table
-from engine.encoder import MAX_ACTIVE, N_INPUTS, encode_sparse, encode_sparse_features
+from engine.encoder import MAX_ACTIVE, N_INPUTS, _fill, encode_sparse, encode_sparse_features
 from engine.evaluator import N_OUTPUTS, can_lose_backgammon, can_lose_gammon
-from engine.features import FEATURE_COUNTS, FEATURES_VERSION
+from engine.features import FEATURE_COUNTS, FEATURES_VERSION, write_features
+from engine.layers import REFRESH, carry_accumulator, sigmoid_into
 from engine.movegen import _ZOBRIST, MAX_PLAYS, generate_into
 from engine.position import game_result, is_race
 from engine.pubeval import pubeval_inputs
@@ -192,7 +193,13 @@ class MoveBuffers(NamedTuple):
 
 class TdState(NamedTuple):
     """TD(lambda)'s eligibility traces (one per output and weight), each input's
-    learning-rate scale, and running stats: games, moves, sum |TD error|, unused."""
+    learning-rate scale, and running stats: games, moves, sum |TD error|, unused.
+
+    touched[i] is 1 once input i's traces may be nonzero in this game: the update and the
+    reset skip the other rows of e_w1 (a game visits about half the inputs), which are
+    zero. slope is add_gradient's work space: each output's gradient at the hidden
+    pre-activations, (outputs, hidden).
+    """
 
     e_w1: np.ndarray
     e_b1: np.ndarray
@@ -200,6 +207,8 @@ class TdState(NamedTuple):
     e_b2: np.ndarray
     input_lr: np.ndarray
     stats: np.ndarray
+    touched: np.ndarray
+    slope: np.ndarray
 
 
 class EndTables(NamedTuple):
@@ -244,7 +253,8 @@ class Scratch:
                           np.zeros((N_OUTPUTS, hidden), dtype=np.float32),
                           np.zeros((N_OUTPUTS, hidden, N_OUTPUTS), dtype=np.float32),
                           np.zeros((N_OUTPUTS, N_OUTPUTS), dtype=np.float32),
-                          input_lr, np.zeros(4, dtype=np.float64))
+                          input_lr, np.zeros(4, dtype=np.float64), np.zeros(inputs, dtype=np.uint8),
+                          np.zeros((N_OUTPUTS, hidden), dtype=np.float32))
         self.end = EndTables(table() if bearoff else np.zeros((0, MAX_ROLLS), dtype=np.float64), BINOM)
 
 
@@ -266,6 +276,32 @@ def terminal_value(board, dist, binom, out):
         out[0] = race_win_probability(board, dist, binom)
 
 
+@kernel(nogil=True, fastmath=True, error_model="numpy")
+def _score_dense(net, x, previous, acc, work, since):
+    """The outputs of the inputs x into work's y and its hidden layer into work's hidden, the
+    first layer's accumulator acc carried from the inputs `previous` (engine.layers);
+    returns the new `since`."""
+    w1, b1, w2, b2 = net
+    rows, scales, mantissa, exponent, hidden, y = work
+    since = carry_accumulator(x, previous, acc, w1, b1, rows, scales, since)
+    sigmoid_into(acc, hidden, mantissa, exponent)
+    z0, z1, z2, z3, z4 = b2[0], b2[1], b2[2], b2[3], b2[4]
+    for j in range(hidden.shape[0]):
+        h = hidden[j]
+        z0 += h * w2[j, 0]
+        z1 += h * w2[j, 1]
+        z2 += h * w2[j, 2]
+        z3 += h * w2[j, 3]
+        z4 += h * w2[j, 4]
+    one = np.float32(1.0)
+    y[0] = one / (one + np.exp(-z0))
+    y[1] = one / (one + np.exp(-z1))
+    y[2] = one / (one + np.exp(-z2))
+    y[3] = one / (one + np.exp(-z3))
+    y[4] = one / (one + np.exp(-z4))
+    return since
+
+
 @kernel(nogil=True)
 def choose_net(net, board, d1, d2, epsilon, rng, moves, end):
     """Play the best 1-ply afterstate (or, with probability epsilon, a random one).
@@ -274,67 +310,94 @@ def choose_net(net, board, d1, d2, epsilon, rng, moves, end):
     is legal). Returns -1 when it is terminal (is_terminal: its exact value is in
     moves.best.y), else the active-input count of the chosen afterstate, whose sparse
     inputs, hidden layer and outputs are left in moves.best.
+
+    The candidates are afterstates of one board and differ in a few inputs, so they are
+    scored with a carried first-layer accumulator (_score_dense), as play does.
     """
     boards = moves.boards
-    idx, val, hidden, y = moves.cand
     best_idx, best_val, best_hidden, best_y = moves.best
     dist, binom = end
     n = generate_into(board, d1, d2, boards, moves.steps, moves.hashes, moves.zobrist)
     if n == 0:
         boards[0] = board
         n = 1
-    features = net.w1.shape[0] > N_INPUTS
+    n_inputs, units = net.w1.shape
+    features = n_inputs > N_INPUTS
+    x = np.zeros(n_inputs, dtype=np.float32)
+    previous = np.zeros(n_inputs, dtype=np.float32)
+    acc = np.empty(units, dtype=np.float32)
+    y = moves.cand.y
+    work = (np.empty(n_inputs, dtype=np.int64), np.empty(n_inputs, dtype=np.float32),
+            np.empty(units, dtype=np.float32), np.empty(units, dtype=np.int32), moves.cand.hidden, y)
+    since = REFRESH
     first, last = 0, n
     if n > 1 and epsilon > 0.0 and uniform(rng) < epsilon:
         first = min(np.int64(uniform(rng) * n), n - 1)
         last = first + 1
     best = first
     best_eq = -1e9
-    best_n = 0
+    best_terminal = False
     for k in range(first, last):
         cand = boards[k]
         if is_terminal(cand, dist):
             terminal_value(cand, dist, binom, y)
             eq = ruled_equity(cand, y)
-            m = -1
+            terminal = True
         else:
-            m = encode_sparse_features(cand, idx, val) if features else encode_sparse(cand, idx, val)
-            forward_sparse(net, moves.cand, m)
+            x[:] = 0.0
+            _fill(cand, x)
+            if features:
+                write_features(cand, x, N_INPUTS)
+            since = _score_dense(net, x, previous, acc, work, since)
             eq = ruled_equity(cand, y)
+            terminal = False
         if eq > best_eq:
             best_eq = eq
             best = k
-            best_n = m
+            best_terminal = terminal
             best_y[:] = y
-            if m > 0:
-                best_hidden[:] = hidden
-                best_idx[:m] = idx[:m]
-                best_val[:m] = val[:m]
+            if not terminal:
+                best_hidden[:] = moves.cand.hidden
     board[:, :] = boards[best]
-    return best_n
+    if best_terminal:
+        return -1
+    return encode_sparse_features(board, best_idx, best_val) if features else encode_sparse(board, best_idx, best_val)
 
 
 # ----------------------------------------------------------------------- TD(lambda)
 @kernel(nogil=True, fastmath=True)
 def apply_td_and_decay(net, td, delta, alpha, lam):
-    """w += alpha * sum_k delta_k e_k, then every trace decays by lambda (one fused pass)."""
+    """w += alpha * sum_k delta_k e_k, then every trace decays by lambda (one fused pass).
+
+    Row by row of w1, the outputs' traces in turn, so the row stays in cache; rows no
+    input of this game touched hold zero traces and are skipped.
+    """
     w1, b1, w2, b2 = net
-    e_w1, e_b1, e_w2, e_b2 = td.e_w1, td.e_b1, td.e_w2, td.e_b2
+    e_w1, e_b1, e_w2, e_b2, touched = td.e_w1, td.e_b1, td.e_w2, td.e_b2, td.touched
     K, I, H = e_w1.shape
+    step = np.empty(K, dtype=np.float32)
     for k in range(K):
-        step = alpha * delta[k]
-        for i in range(I):
+        step[k] = alpha * delta[k]
+    for i in range(I):
+        if not touched[i]:
+            continue
+        row = w1[i]
+        for k in range(K):
+            s = step[k]
+            trace = e_w1[k, i]
             for j in range(H):
-                w1[i, j] += step * e_w1[k, i, j]
-                e_w1[k, i, j] *= lam
+                row[j] += s * trace[j]
+                trace[j] *= lam
+    for k in range(K):
+        s = step[k]
         for j in range(H):
-            b1[j] += step * e_b1[k, j]
+            b1[j] += s * e_b1[k, j]
             e_b1[k, j] *= lam
             for m in range(N_OUTPUTS):
-                w2[j, m] += step * e_w2[k, j, m]
+                w2[j, m] += s * e_w2[k, j, m]
                 e_w2[k, j, m] *= lam
         for m in range(N_OUTPUTS):
-            b2[m] += step * e_b2[k, m]
+            b2[m] += s * e_b2[k, m]
             e_b2[k, m] *= lam
 
 
@@ -343,8 +406,11 @@ def add_gradient(w2, td, enc, n_active, flipped):
     """Add the gradient of enc's fixed-view prediction to the traces (sparse inputs).
 
     td.input_lr[i] scales input i's share, which scales the learning rate of its weights alone.
+    Each output's slope at the hidden units is computed once, then added along each
+    active input's rows.
     """
     e_w1, e_b1, e_w2, e_b2, input_lr = td.e_w1, td.e_b1, td.e_w2, td.e_b2, td.input_lr
+    touched, slope = td.touched, td.slope
     idx, val, hidden, y = enc
     H = hidden.shape[0]
     for k in range(N_OUTPUTS):
@@ -352,15 +418,21 @@ def add_gradient(w2, td, enc, n_active, flipped):
         sign = FLIP_SIGN[k] if flipped else 1.0
         dy = sign * y[m] * (1.0 - y[m])
         e_b2[k, m] += dy
+        g_k = slope[k]
         for j in range(H):
             e_w2[k, j, m] += dy * hidden[j]
             g = dy * w2[j, m] * hidden[j] * (1.0 - hidden[j])
             e_b1[k, j] += g
-        for a in range(n_active):
-            i = idx[a]
-            v = val[a] * input_lr[i]
+            g_k[j] = g
+    for a in range(n_active):
+        i = idx[a]
+        v = val[a] * input_lr[i]
+        touched[i] = 1
+        for k in range(N_OUTPUTS):
+            trace = e_w1[k, i]
+            g_k = slope[k]
             for j in range(H):
-                e_w1[k, i, j] += v * dy * w2[j, m] * hidden[j] * (1.0 - hidden[j])
+                trace[j] += v * g_k[j]
 
 
 @kernel(nogil=True)
@@ -383,7 +455,10 @@ def td_step(net, td, sched, prev, cur, first, enc, n_active, flipped):
 
 @kernel(nogil=True)
 def reset_traces(td):
-    td.e_w1[:] = 0.0
+    for i in range(td.touched.shape[0]):
+        if td.touched[i]:
+            td.e_w1[:, i] = 0.0
+            td.touched[i] = 0
     td.e_b1[:] = 0.0
     td.e_w2[:] = 0.0
     td.e_b2[:] = 0.0
