@@ -227,7 +227,7 @@ class CalibratedEvaluator:
         return sanity_clamp(np.clip(out, 0.0, 1.0))
 
 
-def bench(run: Path, plies: list[int], limit: int) -> None:
+def bench(run: Path, plies: list[int], limit: int, with_plain: bool = True) -> None:
     """Step 4: the money cube benchmark with and without the fitted calibration."""
     from models.loader import load_evaluator
     from scripts.bench.cube import load_cases, score_player, summary, format_summary
@@ -239,7 +239,8 @@ def bench(run: Path, plies: list[int], limit: int) -> None:
         cases = cases[:limit]
     base = load_evaluator(None)
     for ply in plies:
-        for label, ev in (("plain", base), ("calibrated", CalibratedEvaluator(base, params))):
+        variants = (("plain", base),) if with_plain else ()
+        for label, ev in variants + (("calibrated", CalibratedEvaluator(base, params)),):
             s = summary(score_player(cases, ev, ply))
             print("\n".join(format_summary(f"{label} {ply}-ply", s)), flush=True)
 
@@ -275,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--truncate", type=int, default=16)
     parser.add_argument("--limit", type=int, default=0, help="rollout: stop after this many positions in all")
     parser.add_argument("--ply", type=int, nargs="+", default=[1], help="bench: our plies")
+    parser.add_argument("--calibrated-only", action="store_true", help="bench: skip the plain evaluator")
     parser.add_argument("--json", action="store_true", help="report: also write report.json in the run")
     args = parser.parse_args(argv)
     args.run.mkdir(parents=True, exist_ok=True)
@@ -283,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.step == "rollout":
         roll_out(args.run, args.trials, args.truncate, args.seed, args.limit)
     elif args.step == "bench":
-        bench(args.run, args.ply, args.limit)
+        bench(args.run, args.ply, args.limit, not args.calibrated_only)
     elif args.step == "checker":
         checker(args.run, args.limit)
     else:
