@@ -60,3 +60,12 @@ def test_calibration_is_symmetric_in_the_sides_and_leaves_races_alone():
     assert CalibratedEvaluator(Fixed(p), params).evaluate(race[None])[0] == pytest.approx(p)
     identity = {t: (1.0, 1.0, 1.0) for t in params}
     assert CalibratedEvaluator(Fixed(p), identity).evaluate(START[None])[0] == pytest.approx(p)
+
+
+def test_the_diagnosis_runs_on_a_few_benchmark_decisions(capsys):
+    from scripts.lab.cube_diagnosis import main
+
+    assert main(["--limit", "40"]) == 0
+    out = capsys.readouterr().out
+    assert "1-ply vs judge, all" in out and "window" in out
+    assert "Janowski on the judge's probabilities" in out
