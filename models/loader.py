@@ -39,9 +39,14 @@ def load_network(path: str | Path = DEFAULT_MODEL, race_net: Path | None = RACE_
     evaluator = NetworkEvaluator(load_inference_net(path), name=path.name)
     if race_net is None or (Path(race_net) == RACE_MODEL and not RACE_MODEL.exists()):
         return evaluator  # no race net shipped: the network plays races too
-    from engine.race import RaceNet, WithRaceNet
+    import os
 
-    return WithRaceNet(evaluator, RaceNet.load(Path(race_net)))
+    from engine.race import GAMMON_IN_PLAY, WithRaceNet
+    from engine.race_dists import RaceDistNet, load_race_judge
+
+    judge = load_race_judge(Path(race_net))
+    limit = float(os.environ.get("TDG_GAMMON_LIMIT", GAMMON_IN_PLAY)) if isinstance(judge, RaceDistNet) else None
+    return WithRaceNet(evaluator, judge, limit)
 
 
 def load_evaluator(spec: str | None = None, race_net: Path | None = RACE_MODEL) -> Evaluator:

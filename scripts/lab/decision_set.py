@@ -254,6 +254,8 @@ def player_of(text: str, race_net: Path | None) -> Player:
 
 def score(args: argparse.Namespace) -> int:
     decisions = load_set(Path(args.set))
+    if args.phase != "all":
+        decisions = [d for d in decisions if d.phase == args.phase]
     race_net = None if args.race_net == "none" else Path(args.race_net)
     players = [player_of(text, race_net) for text in args.players]
     phases = np.array([d.phase for d in decisions])
@@ -295,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
             argv = argv[1:]
         parser.add_argument("players", nargs="+", metavar="PLAYER")
         parser.add_argument("--set", default=str(DEFAULT_SET), help="the stored decisions")
+        parser.add_argument("--phase", default="all", choices=("all", *PHASES),
+                            help="score only the contact or only the race decisions")
         parser.add_argument("--race-net", default=str(RACE_MODEL), metavar="PATH|none",
                             help="the race net the networks play races with (none: their own net)")
         run = score
