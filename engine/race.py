@@ -30,7 +30,7 @@ import numpy as np
 
 from engine import bearoff
 from engine.cache import kernel
-from engine.evaluator import LOSE_GAMMON, N_OUTPUTS, WIN_GAMMON, Evaluator, rule_out_gammons, sanity_clamp
+from engine.evaluator import N_OUTPUTS, Evaluator, rule_out_gammons, sanity_clamp
 from engine.position import is_race
 
 SIDE_INPUTS = 24 * 4 + 6
@@ -217,39 +217,35 @@ def routes(afterstates: np.ndarray) -> np.ndarray:
     return out
 
 
-GAMMON_IN_PLAY = 0.01  # a race judge's gammon chances (either side) above this: the contact net answers
-
-
 class WithRaceNet:
     """An evaluator that answers races with a race judge (a RaceNet, or the one-sided
     engine.race_dists.RaceDistNet) and the rest with `contact`.
 
     Positions with both sides home get the bear-off databases' values whichever judge
-    scored them. With `gammon_limit`, races (not both home) where the race judge sees
-    more than that chance of a gammon either way go back to the contact net: a small
-    race net's gammon tails (a straggler far behind against a side about to finish) are
-    its weak part, while the contact net learned them from whole games. Only the rows
-    each judge answers are sent to it, in their order.
+    scored them. Given `pre_move_race` (the search passes it: accepts_pre_move_race), a
+    race afterstate goes to the race judge only when the position before the move was a
+    race too: the plays of one contact decision, some of which break contact, are then
+    all valued by one judge, the contact net. Only the rows each judge answers are sent
+    to it, in their order.
     """
 
-    def __init__(self, contact: Evaluator, race: Evaluator, gammon_limit: float | None = None) -> None:
+    accepts_pre_move_race = True
+
+    def __init__(self, contact: Evaluator, race: Evaluator) -> None:
         self.contact = contact
         self.race = race
-        self.gammon_limit = gammon_limit
         self.name = getattr(contact, "name", "network")
 
-    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+    def evaluate(self, afterstates: np.ndarray, pre_move_race: np.ndarray | None = None) -> np.ndarray:
         afterstates = np.ascontiguousarray(afterstates, dtype=np.int8).reshape(-1, 2, 25)
         route = routes(afterstates)
         probs = np.zeros((len(afterstates), N_OUTPUTS))
         contact = route == 0
+        if pre_move_race is not None:
+            contact = contact | ~np.asarray(pre_move_race, dtype=bool)
         if contact.all():
             return np.asarray(self.contact.evaluate(afterstates), dtype=np.float64)
-        racing = ~contact
-        probs[racing] = self.race.evaluate(afterstates[racing])
-        if self.gammon_limit is not None:
-            gammons = probs[:, WIN_GAMMON] + probs[:, LOSE_GAMMON]
-            contact = contact | ((route == 1) & (gammons > self.gammon_limit))
         if contact.any():
             probs[contact] = self.contact.evaluate(afterstates[contact])
+        probs[~contact] = self.race.evaluate(afterstates[~contact])
         return probs

@@ -9,8 +9,9 @@ exactly once every checker is home; the net carries it back to the race's start.
 
 The recipe (fitted value iteration, warm-started):
 1. Positions: one side's 15 checkers with at least one outside its home board, met on
-   walks toward home from the opening and from random spreads, half the plays random,
-   half those that leave the fewest crossovers; de-duplicated.
+   walks toward home from the opening, from a few stragglers with the rest home (the
+   gammon and backgammon races) and from random spreads, half the plays random, half
+   those that leave the fewest crossovers; de-duplicated.
 2. Each round values every position by the recursion above with the current net (the
    databases for successors that are home), and fits the net to those distributions by
    cross-entropy. The exact values reach one roll further from home each round.
@@ -30,20 +31,31 @@ from engine.race_dists import (ALL_OFF, FIRST_OFF, HEADS, MEAN_SCALE, ONE_INPUTS
                                in_zone, is_home, net_means, side_dists)
 
 OPENING = {23: 2, 12: 5, 7: 3, 5: 5}
+# The loss also weighs the squared error of each cumulative distribution: the odds of
+# a race are sums of P(done within n rolls), so a few hundredths there cost equity.
+CDF_WEIGHT = 10.0  # the default of fit's cdf_weight
 
 
 CROSS = np.arange(24) // 6  # quadrant boundaries a checker on each point still has to cross
 
 
-def positions(count: int, seed: int) -> np.ndarray:
-    """(n <= count, 25) int8 distinct one-sided rows of 15 checkers, some outside home."""
+def positions(count: int, seed: int, stragglers_share: float = 0.3) -> np.ndarray:
+    """(n <= count, 25) int8 distinct one-sided rows of 15 checkers, some outside home; walks
+    start from the opening a quarter of the time, from a few stragglers `stragglers_share`."""
     rng = np.random.default_rng(seed)
     found: dict[bytes, np.ndarray] = {}
     while len(found) < count:
         row = np.zeros(25, dtype=np.int8)
-        if rng.random() < 0.25:
+        kind = rng.random()
+        if kind < 0.25:
             for point, n in OPENING.items():
                 row[point] = n
+        elif kind < 0.25 + stragglers_share:  # a few stragglers, the rest home: the gammon races
+            stragglers = int(rng.integers(1, 5))
+            for _ in range(stragglers):
+                row[int(rng.integers(6, 24))] += 1
+            for _ in range(15 - stragglers):
+                row[int(6 * rng.random() ** rng.uniform(0.5, 2.0))] += 1
         else:
             top, shape = rng.integers(6, 24), rng.uniform(0.4, 2.5)
             for _ in range(15):
@@ -138,8 +150,9 @@ class DistModule(torch.nn.Module):
 
 
 def fit(module: DistModule, x: np.ndarray, y: np.ndarray, epochs: int, lr: float, batch: int,
-        seed: int) -> tuple[float, float]:
-    """Cross-entropy to the target distributions (Adam, step falling to lr / 10); the
+        seed: int, cdf_weight: float = CDF_WEIGHT) -> tuple[float, float]:
+    """Cross-entropy to the target distributions, plus their means and cumulative
+    distributions by squared error (Adam, step falling to lr / 10); the
     held-out 5%'s mean absolute error of the expected rolls (ALL_OFF, FIRST_OFF) after."""
     gen = torch.Generator().manual_seed(seed)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
@@ -157,7 +170,9 @@ def fit(module: DistModule, x: np.ndarray, y: np.ndarray, epochs: int, lr: float
             opt.param_groups[0]["lr"] = lr * (1.0 - 0.9 * step / steps)
             step += 1
             logp, mean = module(xt[b])
-            loss = -(yt[b] * logp).sum(dim=-1).mean() + ((mean - mt[b]) ** 2).mean()
+            cdf_error = (torch.cumsum(logp.exp(), -1) - torch.cumsum(yt[b], -1)) ** 2
+            loss = (-(yt[b] * logp).sum(dim=-1).mean() + ((mean - mt[b]) ** 2).mean()
+                    + cdf_weight * cdf_error.sum(-1).mean())
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -169,7 +184,8 @@ def fit(module: DistModule, x: np.ndarray, y: np.ndarray, epochs: int, lr: float
 
 
 def train(rows: np.ndarray, rounds: int, layers: int, hidden: int, epochs: int, lr: float, batch: int,
-          seed: int, log=print, save=None, start: RaceDistNet | None = None) -> RaceDistNet:
+          seed: int, log=print, save=None, start: RaceDistNet | None = None,
+          cdf_weight: float = CDF_WEIGHT) -> RaceDistNet:
     """The whole recipe (module docstring) over `rows` (from `positions`).
 
     Each round walks the rows from the fewest pips up in `layers` slices: a slice's targets
@@ -191,8 +207,8 @@ def train(rows: np.ndarray, rounds: int, layers: int, hidden: int, epochs: int, 
     for round_ in range(rounds):
         for layer, part in enumerate(slices):
             y[part] = targets(rows[part], net)
-            seen = np.concatenate(slices[:layer + 1]) if round_ == 0 and start is None else np.arange(len(rows))
-            err = fit(module, x[seen], y[seen], epochs, lr, batch, seed + 1000 * round_ + layer)
+            seen = np.concatenate(slices[:layer + 1]) if round_ == 0 else np.arange(len(rows))  # rows with targets
+            err = fit(module, x[seen], y[seen], epochs, lr, batch, seed + 1000 * round_ + layer, cdf_weight)
             net = module.to_net()
             log(f"round {round_} layer {layer} (pips up to {pips[part].max()}): held-out error of the "
                 f"expected rolls {err[0]:.4f} (all off), {err[1]:.4f} (first off)")

@@ -2,6 +2,7 @@
 
 Usage: python -m scripts.lab.train_race_dists [--out models/race.npz] [--work DIR] [--positions N]
        [--rounds R] [--layers L] [--hidden H] [--epochs E] [--seed S] [--start NPZ]
+       [--stragglers SHARE] [--cdf-weight W]
 Self-play only: the positions are our own walks, the targets our own recursion down to
 the bear-off databases. --work keeps the positions and each round's net, so a run resumes
 from its last round.
@@ -27,11 +28,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--start", default=None, help="a net to warm-start from")
+    parser.add_argument("--stragglers", type=float, default=0.3,
+                        help="share of the walks that start from a few stragglers, the rest home")
+    parser.add_argument("--cdf-weight", type=float, default=10.0,
+                        help="weight of the cumulative distributions' squared error in the loss")
     args = parser.parse_args(argv)
     for name in ("positions", "rounds", "layers", "hidden", "epochs", "batch"):
         if getattr(args, name) < 1:
             print(f"train_race_dists: --{name} must be at least 1", file=sys.stderr)
             return 2
+    if not 0 <= args.stragglers <= 0.75 or not args.cdf_weight >= 0:
+        print("train_race_dists: --stragglers must be in [0, 0.75] and --cdf-weight at least 0", file=sys.stderr)
+        return 2
     import numpy as np
     import torch
 
@@ -49,11 +57,11 @@ def main(argv: list[str] | None = None) -> int:
             rounds = sorted(work.glob("round-*.npz"))
             if rounds and start is None:
                 start, done = RaceDistNet.load(rounds[-1]), int(rounds[-1].stem.split("-")[1]) + 1
-        rows_file = work / f"positions-{args.positions}-{args.seed}.npy" if work else None
+        rows_file = work / f"positions-{args.positions}-{args.seed}-{args.stragglers:g}.npy" if work else None
         if rows_file is not None and rows_file.exists():
             rows = np.load(rows_file)
         else:
-            rows = positions(args.positions, args.seed)
+            rows = positions(args.positions, args.seed, args.stragglers)
             if rows_file is not None:
                 np.save(rows_file, rows)
         print(f"{len(rows)} one-sided positions; rounds {done}..{args.rounds - 1}", flush=True)
@@ -64,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
                 net.save(work / f"round-{done + round_:03d}.npz")
 
         train(rows, args.rounds - done, args.layers, args.hidden, args.epochs, args.lr, args.batch,
-              args.seed + done, log=lambda line: print(line, flush=True), save=save, start=start)
+              args.seed + done, log=lambda line: print(line, flush=True), save=save, start=start,
+              cdf_weight=args.cdf_weight)
     except TdgammonError as err:
         print(f"train_race_dists: {err}", file=sys.stderr)
         return 2
