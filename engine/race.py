@@ -45,42 +45,47 @@ def home_mean_rolls() -> np.ndarray:
 
 
 @kernel(nogil=True)
+def side_inputs(row, means, binom, x, base):
+    """Write one side's SIDE_INPUTS race inputs (its row of 25 counts) into x[base:]."""
+    on_board = 0
+    pips = 0
+    crossovers = 0
+    outside = 0
+    home_pips = 0
+    for i in range(24):
+        n = row[i]
+        j = base + 4 * i
+        x[j] = 1.0 if n >= 1 else 0.0
+        x[j + 1] = 1.0 if n >= 2 else 0.0
+        x[j + 2] = 1.0 if n >= 3 else 0.0
+        x[j + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+        on_board += n
+        pips += n * (i + 1)
+        crossovers += n * (i // 6)
+        if i >= 6:
+            outside += n
+        else:
+            home_pips += n * (i + 1)
+    n = row[24]  # never in a race, but the inputs stay defined
+    on_board += n
+    pips += 25 * n
+    crossovers += 4 * n
+    outside += n
+    rolls = means[bearoff.bearoff_index(row, binom)]
+    j = base + 96
+    x[j] = (15 - on_board) / 15.0
+    x[j + 1] = pips / 100.0
+    x[j + 2] = crossovers / 10.0
+    x[j + 3] = outside / 15.0
+    x[j + 4] = rolls / 10.0
+    x[j + 5] = (PIPS_PER_ROLL * rolls - home_pips) / 10.0
+
+
+@kernel(nogil=True)
 def race_inputs(board, means, binom, x):
     """Write the race inputs of one afterstate into x (all RACE_INPUTS entries)."""
     for side in range(2):
-        base = SIDE_INPUTS * side
-        on_board = 0
-        pips = 0
-        crossovers = 0
-        outside = 0
-        home_pips = 0
-        for i in range(24):
-            n = board[side, i]
-            j = base + 4 * i
-            x[j] = 1.0 if n >= 1 else 0.0
-            x[j + 1] = 1.0 if n >= 2 else 0.0
-            x[j + 2] = 1.0 if n >= 3 else 0.0
-            x[j + 3] = (n - 3) / 2.0 if n > 3 else 0.0
-            on_board += n
-            pips += n * (i + 1)
-            crossovers += n * (i // 6)
-            if i >= 6:
-                outside += n
-            else:
-                home_pips += n * (i + 1)
-        n = board[side, 24]  # never in a race, but the inputs stay defined
-        on_board += n
-        pips += 25 * n
-        crossovers += 4 * n
-        outside += n
-        rolls = means[bearoff.bearoff_index(board[side], binom)]
-        j = base + 96
-        x[j] = (15 - on_board) / 15.0
-        x[j + 1] = pips / 100.0
-        x[j + 2] = crossovers / 10.0
-        x[j + 3] = outside / 15.0
-        x[j + 4] = rolls / 10.0
-        x[j + 5] = (PIPS_PER_ROLL * rolls - home_pips) / 10.0
+        side_inputs(board[side], means, binom, x, SIDE_INPUTS * side)
 
 
 @kernel(nogil=True)
@@ -115,7 +120,8 @@ def _forward(boards, means, binom, w1, b1, w2, b2, out):
 _MEANS: np.ndarray | None = None
 
 
-def _means() -> np.ndarray:
+def means() -> np.ndarray:
+    """home_mean_rolls, computed once per process."""
     global _MEANS
     if _MEANS is None:
         _MEANS = home_mean_rolls()
@@ -126,7 +132,7 @@ def encode(boards: np.ndarray) -> np.ndarray:
     """(n, 2, 25) afterstates -> (n, RACE_INPUTS) float32 race inputs."""
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
     out = np.zeros((len(boards), RACE_INPUTS), dtype=np.float32)
-    encode_races(boards, _means(), bearoff.BINOM, out)
+    encode_races(boards, means(), bearoff.BINOM, out)
     return out
 
 
@@ -145,7 +151,7 @@ class RaceNet:
         """(n, 2, 25) int8 afterstates -> (n, 5) float32 raw outputs."""
         boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
         out = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
-        _forward(boards, _means(), bearoff.BINOM, self.w1, self.b1, self.w2, self.b2, out)
+        _forward(boards, means(), bearoff.BINOM, self.w1, self.b1, self.w2, self.b2, out)
         return out
 
     def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
@@ -212,26 +218,34 @@ def routes(afterstates: np.ndarray) -> np.ndarray:
 
 
 class WithRaceNet:
-    """An evaluator that answers races with a RaceNet and the rest with `contact`.
+    """An evaluator that answers races with a race judge (a RaceNet, or the one-sided
+    engine.race_dists.RaceDistNet) and the rest with `contact`.
 
     Positions with both sides home get the bear-off databases' values whichever judge
-    scored them. Only the rows each judge answers are sent to it, in their order.
+    scored them. Given `pre_move_race` (the search passes it: accepts_pre_move_race), a
+    race afterstate goes to the race judge only when the position before the move was a
+    race too: the plays of one contact decision, some of which break contact, are then
+    all valued by one judge, the contact net. Only the rows each judge answers are sent
+    to it, in their order.
     """
 
-    def __init__(self, contact: Evaluator, race: RaceNet) -> None:
+    accepts_pre_move_race = True
+
+    def __init__(self, contact: Evaluator, race: Evaluator) -> None:
         self.contact = contact
         self.race = race
         self.name = getattr(contact, "name", "network")
 
-    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+    def evaluate(self, afterstates: np.ndarray, pre_move_race: np.ndarray | None = None) -> np.ndarray:
         afterstates = np.ascontiguousarray(afterstates, dtype=np.int8).reshape(-1, 2, 25)
         route = routes(afterstates)
         probs = np.zeros((len(afterstates), N_OUTPUTS))
         contact = route == 0
+        if pre_move_race is not None:
+            contact = contact | ~np.asarray(pre_move_race, dtype=bool)
         if contact.all():
             return np.asarray(self.contact.evaluate(afterstates), dtype=np.float64)
         if contact.any():
             probs[contact] = self.contact.evaluate(afterstates[contact])
-        if (~contact).any():
-            probs[~contact] = self.race.evaluate(afterstates[~contact])
+        probs[~contact] = self.race.evaluate(afterstates[~contact])
         return probs

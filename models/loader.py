@@ -39,9 +39,10 @@ def load_network(path: str | Path = DEFAULT_MODEL, race_net: Path | None = RACE_
     evaluator = NetworkEvaluator(load_inference_net(path), name=path.name)
     if race_net is None or (Path(race_net) == RACE_MODEL and not RACE_MODEL.exists()):
         return evaluator  # no race net shipped: the network plays races too
-    from engine.race import RaceNet, WithRaceNet
+    from engine.race import WithRaceNet
+    from engine.race_dists import load_race_judge
 
-    return WithRaceNet(evaluator, RaceNet.load(Path(race_net)))
+    return WithRaceNet(evaluator, load_race_judge(Path(race_net)))
 
 
 def load_evaluator(spec: str | None = None, race_net: Path | None = RACE_MODEL) -> Evaluator:

@@ -55,6 +55,22 @@ def test_score_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert out.splitlines()[-1].startswith("| pubeval@1 | ")
 
 
+def test_race_phase_and_its_classes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    race = np.zeros((2, 25), dtype=np.int8)
+    race[0, 12], race[1, 4] = 15, 15
+    assert decision_set.race_class(Position(race)) == "other side home"
+    assert decision_set.race_class(Position(race[::-1].copy())) == "mover home"
+    path = tmp_path / "set.jsonl.gz"
+    with gzip.open(path, "wt") as fh:
+        for d in (_decision(Position.start(), (3, 1), 0), _decision(Position(race), (5, 2), 0)):
+            fh.write(d.to_json() + "\n")
+    assert decision_set.main(["pubeval@1", "--set", str(path), "--phase", "race"]) == 0
+    out = capsys.readouterr().out
+    assert "| player | all (1) | contact (0) | race (1) |" in out
+    assert out.splitlines()[-1].startswith("| pubeval@1 | - | - | ")
+    assert " (1) | - |" in out.splitlines()[-1]
+
+
 def test_bad_set_is_one_line_and_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert decision_set.main(["pubeval", "--set", str(tmp_path / "missing.jsonl")]) == 2
     err = capsys.readouterr().err

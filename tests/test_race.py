@@ -77,6 +77,19 @@ def test_with_race_net_routes_rows() -> None:
     assert evaluator.evaluate(np.zeros((0, 2, 25), dtype=np.int8)).shape == (0, N_OUTPUTS)
 
 
+def test_with_race_net_keeps_contact_decisions_on_the_contact_net() -> None:
+    contact = _Constant()
+    net = _net()
+    evaluator = race.WithRaceNet(contact, net)
+    running = np.stack([_board({13: 15}, {10: 15}), _board({12: 15}, {10: 15})])
+    # The same race afterstates: after a contact position (a play that broke contact) the
+    # contact net answers; after a race, the race net.
+    probs = evaluator.evaluate(running, pre_move_race=np.array([False, True]))
+    assert contact.seen == 1
+    np.testing.assert_allclose(probs[0], 0.25)
+    np.testing.assert_allclose(probs[1], net.evaluate(running[1:2])[0])
+
+
 def test_race_net_file_round_trip_and_damage(tmp_path: Path) -> None:
     net = _net()
     path = tmp_path / "race.npz"

@@ -238,6 +238,24 @@ def table_rows(name: str, loss: np.ndarray, phases: np.ndarray) -> str:
     return f"| {name} | " + " | ".join(cells) + " |"
 
 
+RACE_CLASSES = ("both home", "mover home", "other side home", "neither home")
+
+
+def race_class(position: Position) -> str:
+    """Which sides of a race have every checker home: where a race player's error comes from
+    (both home: the databases; one side out: its net; 'other side home' holds most gammon races)."""
+    board = position.board
+    mine, theirs = (not board[side, 6:].any() for side in (0, 1))
+    return RACE_CLASSES[0 if mine and theirs else 1 if mine else 2 if theirs else 3]
+
+
+def class_rows(name: str, loss: np.ndarray, classes: np.ndarray) -> str:
+    """One markdown row: mean mEMG per race class (its count beside it)."""
+    cells = [f"{1000 * loss[classes == c].mean():.2f} ({int(np.sum(classes == c))})" if np.any(classes == c)
+             else "-" for c in RACE_CLASSES]
+    return f"| {name} | " + " | ".join(cells) + " |"
+
+
 def player_of(text: str, race_net: Path | None) -> Player:
     """A PLAYER argument as in `tdgammon pit`: gnubg:PLIES or an evaluator at a ply
     (a network's races answered by `race_net`, None: by the network itself)."""
@@ -254,6 +272,8 @@ def player_of(text: str, race_net: Path | None) -> Player:
 
 def score(args: argparse.Namespace) -> int:
     decisions = load_set(Path(args.set))
+    if args.phase != "all":
+        decisions = [d for d in decisions if d.phase == args.phase]
     race_net = None if args.race_net == "none" else Path(args.race_net)
     players = [player_of(text, race_net) for text in args.players]
     phases = np.array([d.phase for d in decisions])
@@ -262,9 +282,18 @@ def score(args: argparse.Namespace) -> int:
           f"(stored), ± 95% interval")
     print(f"| player | all ({len(decisions)}) | contact ({counts['contact']}) | race ({counts['race']}) |")
     print("|---|---|---|---|")
+    classes = np.array([race_class(d.position) if d.phase == "race" else "" for d in decisions])
+    by_class = []
     try:
         for text, player in zip(args.players, players):
-            print(table_rows(text, losses(player, decisions), phases), flush=True)
+            loss = losses(player, decisions)
+            print(table_rows(text, loss, phases), flush=True)
+            by_class.append(class_rows(text, loss[phases == "race"], classes[phases == "race"]))
+        if args.phase == "race":
+            print("\nraces by which sides are home, mEMG (decisions)")
+            print("| player | " + " | ".join(RACE_CLASSES) + " |")
+            print("|---|---|---|---|---|")
+            print("\n".join(by_class))
     finally:
         for player in players:
             getattr(player, "close", lambda: None)()
@@ -295,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
             argv = argv[1:]
         parser.add_argument("players", nargs="+", metavar="PLAYER")
         parser.add_argument("--set", default=str(DEFAULT_SET), help="the stored decisions")
+        parser.add_argument("--phase", default="all", choices=("all", *PHASES),
+                            help="score only the contact or only the race decisions")
         parser.add_argument("--race-net", default=str(RACE_MODEL), metavar="PATH|none",
                             help="the race net the networks play races with (none: their own net)")
         run = score

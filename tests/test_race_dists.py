@@ -1,0 +1,125 @@
+"""The one-sided race net: its odds, its file, its training recursion and its loader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import bearoff, race, race_dists
+from engine.dice import ALL_ROLLS
+from engine.errors import CheckpointError
+from engine.movegen import generate
+from engine.race_dists import HEADS, ROLLS, RaceDistNet
+
+
+def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    board = np.zeros((2, 25), dtype=np.int8)
+    for side, points in enumerate((mine, theirs)):
+        for point, count in points.items():
+            board[side, point - 1] = count
+    return board
+
+
+def _net(hidden: int = 6, seed: int = 0, mean_bias: float = 0.0) -> RaceDistNet:
+    rng = np.random.default_rng(seed)
+    b2 = np.zeros(HEADS * ROLLS + HEADS, np.float32)
+    b2[HEADS * ROLLS:] = mean_bias
+    return RaceDistNet(w1=rng.normal(0, 0.3, (race_dists.ONE_INPUTS, hidden)).astype(np.float32),
+                       b1=np.zeros(hidden, np.float32),
+                       w2=rng.normal(0, 0.3, (hidden, HEADS * ROLLS + HEADS)).astype(np.float32), b2=b2)
+
+
+def test_both_home_matches_the_databases() -> None:
+    boards = np.stack([_board({6: 5, 5: 4, 1: 6}, {4: 3, 2: 2}), _board({3: 2}, {6: 8, 4: 7}),
+                       _board({6: 15}, {1: 15}), _board({2: 1}, {1: 1})])
+    got = _net().evaluate(boards)
+    want = bearoff.apply(boards, np.zeros((len(boards), 5)))
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def test_race_odds_are_consistent_and_follow_the_pips() -> None:
+    net = _net()
+    far = _board({13: 5, 8: 5, 6: 5}, {6: 5, 5: 5})            # the side on roll has borne off 5
+    near = _board({6: 5, 5: 5}, {13: 5, 12: 5, 11: 5})         # the side that moved has borne off 5
+    back = _board({20: 2, 8: 5, 6: 8}, {2: 5, 1: 5})           # two in the opponent's home board
+    p = net.evaluate(np.stack([far, near, back]))
+    assert np.all(p >= 0) and np.all(p[:, 0] <= 1)
+    assert np.all(p[:, 1] <= p[:, 0] + 1e-12) and np.all(p[:, 2] <= p[:, 1] + 1e-12)
+    assert np.all(p[:, 3] <= 1 - p[:, 0] + 1e-12) and np.all(p[:, 4] <= p[:, 3] + 1e-12)
+    # A side that has borne off a checker loses no gammon.
+    assert p[0, 1] == 0.0 and p[1, 3] == 0.0
+    assert p[2, 4] > 0.0   # checkers in the opponent's home board: a backgammon is possible
+    assert p[0, 4] == 0.0  # none there: none
+
+
+def test_side_rows_of_home_boards_are_the_tables() -> None:
+    row = _board({6: 4, 3: 6, 1: 5}, {})[0]
+    d = _net().dists(row[None])[0]
+    k = bearoff.bearoff_index(row, bearoff.BINOM)
+    np.testing.assert_allclose(d[race_dists.ALL_OFF], bearoff.table()[k])
+    np.testing.assert_allclose(d[race_dists.FIRST_OFF], bearoff.gammon_table()[k])
+    assert d[race_dists.ZONE_OUT, 0] == 1.0
+    np.testing.assert_allclose(_net().dists(_board({13: 15}, {})[0][None])[0].sum(-1), 1.0, rtol=1e-6)
+
+
+def test_recursion_targets_by_hand() -> None:
+    from training.race_dists import targets
+
+    # One checker on the 7-point: every roll can bring it home. A net that rates every
+    # position outside home as hopeless makes each roll's best play a home one.
+    row = _board({7: 1, 6: 4, 4: 5, 2: 5}, {})[0]
+    got = targets(row[None], _net(mean_bias=100.0))[0]
+    table, mean = bearoff.table(), bearoff.table() @ np.arange(ROLLS)
+    want = np.zeros(ROLLS)
+    board = np.zeros((2, 25), dtype=np.int8)
+    board[0] = row
+    for d1, d2, weight in ALL_ROLLS:
+        homes = [bearoff.bearoff_index(b[0], bearoff.BINOM) for b in generate(board, d1, d2)[0]
+                 if not b[0, 6:].any()]
+        best = table[min(homes, key=lambda k: mean[k])]
+        want[1:] += weight / 36 * best[:-1]
+    np.testing.assert_allclose(got[race_dists.ALL_OFF], want, atol=1e-6)
+    assert got[race_dists.ZONE_OUT, 0] == 1.0
+
+
+def test_file_round_trip_damage_and_loader(tmp_path: Path) -> None:
+    net = _net()
+    path = tmp_path / "race.npz"
+    net.save(path)
+    again = race_dists.load_race_judge(path)
+    assert isinstance(again, RaceDistNet) and again.digest() == net.digest()
+    old = tmp_path / "old.npz"
+    race.RaceNet(w1=np.zeros((race.RACE_INPUTS, 2), np.float32), b1=np.zeros(2, np.float32),
+                 w2=np.zeros((2, 5), np.float32), b2=np.zeros(5, np.float32)).save(old)
+    assert isinstance(race_dists.load_race_judge(old), race.RaceNet)
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["b1"] = arrays["b1"] + 1
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(CheckpointError):
+        race_dists.load_race_judge(tmp_path / "bad.npz")
+    with pytest.raises(CheckpointError):
+        race_dists.load_race_judge(tmp_path / "missing.npz")
+
+
+def test_a_tiny_net_trains_and_plays(tmp_path: Path) -> None:
+    from engine.search import best_play
+    from scripts.lab.train_race_dists import main
+
+    out = tmp_path / "race.npz"
+    assert main(["--out", str(out), "--work", str(tmp_path / "work"), "--positions", "60",
+                 "--rounds", "1", "--layers", "2", "--hidden", "4", "--epochs", "1"]) == 0
+    net = RaceDistNet.load(out)
+    assert (tmp_path / "work" / "round-000.npz").exists()
+    board = _board({13: 3, 8: 6, 6: 6}, {9: 5, 6: 10})
+    after = best_play(board, (6, 5), net)
+    assert any(np.array_equal(after.afterstate, p) for p in generate(board, 6, 5)[0])
+
+
+def test_training_script_refuses_bad_options(capsys) -> None:
+    from scripts.lab.train_race_dists import main
+
+    assert main(["--positions", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "train_race_dists: --positions must be at least 1"
