@@ -5,10 +5,11 @@ plays them. Why a kernel of its own rather than torch:
 
 - Tesauro's 198 inputs are mostly zero (about 28 active), so the first layer is a sum of
   the active inputs' weight rows, not a dense product.
-- The afterstates a search asks for come in runs that share a parent and differ from the
-  board before them in a few inputs (about 16 of 234), so the first layer's accumulator
-  is carried from one board to the next and updated by the inputs that changed, as NNUE
-  engines do; it is recomputed from scratch every REFRESH boards so rounding never drifts.
+- Every board's first layer is summed from scratch, never carried from the board before
+  it: a carried accumulator (engine.layers, as NNUE engines do) rounds differently with
+  the batch a board comes in, and then a cached value, a resumed run or a different
+  batching would change results in the last bit. Self-play carries it only among the
+  candidates of one move, whose order is fixed.
 - An ensemble's members are fused: one accumulator of members x hidden units.
 - The hidden sigmoid is a polynomial exp that vectorises; outputs agree with torch to 1e-5.
 - When the process interprets its kernels (engine.cache.interpret_kernels: a one-shot
@@ -50,13 +51,12 @@ def _forward(boards, w1, b1, w2t, b2, out):
     hidden = np.empty(units, np.float32)
     mantissa = np.empty(units, np.float32)
     exponent = np.empty(units, np.int32)
-    since = REFRESH
     for n in range(boards.shape[0]):
         x[:] = 0.0
         _fill(boards[n], x)
         if n_inputs > N_INPUTS:
             write_features(boards[n], x, N_INPUTS)
-        since = carry_accumulator(x, previous, acc, w1, b1, rows, scales, since)
+        carry_accumulator(x, previous, acc, w1, b1, rows, scales, REFRESH)  # from scratch
         sigmoid_into(acc, hidden, mantissa, exponent)
         for o in range(N_OUTPUTS):
             total = np.float32(0.0)
