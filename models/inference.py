@@ -5,8 +5,8 @@ plays them. Why a kernel of its own rather than torch:
 
 - Tesauro's 198 inputs are mostly zero (about 28 active), so the first layer is a sum of
   the active inputs' weight rows, not a dense product.
-- Every board's first layer is summed from scratch, never carried from the board before
-  it: a carried accumulator (engine.layers, as NNUE engines do) rounds differently with
+- Every board's first layer is summed from scratch (four weight rows a pass), never carried
+  from the board before it: a carried accumulator (engine.layers, as NNUE engines do) rounds differently with
   the batch a board comes in, and then a cached value, a resumed run or a different
   batching would change results in the last bit. Self-play carries it only among the
   candidates of one move, whose order is fixed.
@@ -34,7 +34,7 @@ from engine.cache import cache_root, kernel, kernels_compiled
 from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode
 from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
 from engine.features import write_features
-from engine.layers import REFRESH, carry_accumulator, sigmoid_into
+from engine.layers import add_rows, sigmoid_into
 
 INFERENCE_VERSION = 1  # bump when the .npz layout changes
 
@@ -44,7 +44,6 @@ def _forward(boards, w1, b1, w2t, b2, out):
     members, n_hidden = w2t.shape[0], w2t.shape[2]
     n_inputs, units = w1.shape
     x = np.zeros(N_FEATURE_INPUTS, np.float32)
-    previous = np.zeros(N_FEATURE_INPUTS, np.float32)
     rows = np.empty(N_FEATURE_INPUTS, np.int64)
     scales = np.empty(N_FEATURE_INPUTS, np.float32)
     acc = np.empty(units, np.float32)
@@ -56,7 +55,14 @@ def _forward(boards, w1, b1, w2t, b2, out):
         _fill(boards[n], x)
         if n_inputs > N_INPUTS:
             write_features(boards[n], x, N_INPUTS)
-        carry_accumulator(x, previous, acc, w1, b1, rows, scales, REFRESH)  # from scratch
+        count = 0
+        for i in range(n_inputs):
+            if x[i] != 0.0:
+                rows[count] = i
+                scales[count] = x[i]
+                count += 1
+        acc[:] = b1
+        add_rows(acc, w1, rows, scales, count)
         sigmoid_into(acc, hidden, mantissa, exponent)
         for o in range(N_OUTPUTS):
             total = np.float32(0.0)
