@@ -1,6 +1,8 @@
 """Float32 kernels of a one-hidden-layer net's forward pass that play (models.inference)
-and self-play (training.kernels) share: the hidden sigmoid and the first layer kept as an
-accumulator updated by the inputs that changed (as NNUE engines do).
+and self-play (training.kernels) share: the hidden sigmoid and the first layer's row sums.
+Self-play also keeps the first layer as an accumulator updated by the inputs that changed
+among one move's candidates (as NNUE engines do); play sums each board from scratch, so a
+board's value never depends on its batch.
 
 They live in engine/ because numba keys its cache on the engine's sources: a kernel that
 calls these is recompiled whenever they change.
