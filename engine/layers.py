@@ -62,6 +62,20 @@ def add_rows(acc, w1, rows, scales, count):
 
 
 @kernel(fastmath=True, nogil=True, error_model="numpy", inline="always")
+def sum_rows(x, acc, w1, b1, rows, scales):
+    """acc = b1 + x . w1 from scratch, by the rows of x's nonzero inputs (play's whole first
+    layer; a refresh of the carried one). rows and scales are work space of at least len(x)."""
+    count = 0
+    for i in range(w1.shape[0]):
+        if x[i] != 0.0:
+            rows[count] = i
+            scales[count] = x[i]
+            count += 1
+    acc[:] = b1
+    add_rows(acc, w1, rows, scales, count)
+
+
+@kernel(fastmath=True, nogil=True, error_model="numpy", inline="always")
 def carry_accumulator(x, previous, acc, w1, b1, rows, scales, since):
     """Bring acc = b1 + x . w1 from the inputs `previous` to x (then previous = x) by the rows
     of the inputs that changed, or from scratch when `since` (boards since the last
@@ -77,17 +91,11 @@ def carry_accumulator(x, previous, acc, w1, b1, rows, scales, since):
             changed += 1
         active += x[i] != 0.0
     if since >= REFRESH or changed >= active:
-        acc[:] = b1
-        changed = 0
-        for i in range(n_inputs):
-            if x[i] != 0.0:
-                rows[changed] = i
-                scales[changed] = x[i]
-                changed += 1
+        sum_rows(x, acc, w1, b1, rows, scales)
         since = 0
     else:
+        add_rows(acc, w1, rows, scales, changed)
         since += 1
-    add_rows(acc, w1, rows, scales, changed)
     for i in range(n_inputs):
         previous[i] = x[i]
     return since

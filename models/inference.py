@@ -34,7 +34,7 @@ from engine.cache import cache_root, kernel, kernels_compiled
 from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode
 from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
 from engine.features import write_features
-from engine.layers import add_rows, sigmoid_into
+from engine.layers import sigmoid_into, sum_rows
 
 INFERENCE_VERSION = 1  # bump when the .npz layout changes
 
@@ -55,14 +55,7 @@ def _forward(boards, w1, b1, w2t, b2, out):
         _fill(boards[n], x)
         if n_inputs > N_INPUTS:
             write_features(boards[n], x, N_INPUTS)
-        count = 0
-        for i in range(n_inputs):
-            if x[i] != 0.0:
-                rows[count] = i
-                scales[count] = x[i]
-                count += 1
-        acc[:] = b1
-        add_rows(acc, w1, rows, scales, count)
+        sum_rows(x, acc, w1, b1, rows, scales)
         sigmoid_into(acc, hidden, mantissa, exponent)
         for o in range(N_OUTPUTS):
             total = np.float32(0.0)
