@@ -20,9 +20,6 @@ bear-off databases (engine.bearoff.apply), and the rest to the contact evaluator
 
 from __future__ import annotations
 
-import hashlib
-import os
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +27,9 @@ import numpy as np
 
 from engine import bearoff
 from engine.cache import kernel
+from engine.errors import CheckpointError
 from engine.evaluator import N_OUTPUTS, Evaluator, rule_out_gammons, sanity_clamp
+from engine.netfile import read_weights, save_weights, weights_digest
 from engine.position import is_race
 
 SIDE_INPUTS = 24 * 4 + 6
@@ -161,38 +160,27 @@ class RaceNet:
         probs = rule_out_gammons(afterstates, sanity_clamp(self.forward(afterstates)))
         return bearoff.apply(afterstates, probs)
 
+    def weights(self) -> dict[str, np.ndarray]:
+        return {"w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2}
+
     def digest(self) -> str:
-        sha = hashlib.sha256()
-        for array in (self.w1, self.b1, self.w2, self.b2):
-            sha.update(str(array.shape).encode())
-            sha.update(np.ascontiguousarray(array, dtype=np.float32).tobytes())
-        return sha.hexdigest()
+        return weights_digest(self.weights())
 
     def save(self, path: Path) -> None:
-        """Atomically, as .npz with a version and the weights' digest."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            np.savez(fh, version=RACE_NET_VERSION, digest=self.digest(),
-                     w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2)
-        os.replace(tmp, path)
+        """Atomically, as .npz with a version and the weights' digest (engine.netfile)."""
+        save_weights(path, self.weights(), version=RACE_NET_VERSION)
 
     @classmethod
     def load(cls, path: Path) -> RaceNet:
         """The saved net; engine.errors.CheckpointError when missing, damaged or of another version."""
-        from engine.errors import CheckpointError
 
-        try:
-            with np.load(path) as data:
-                if int(data["version"]) != RACE_NET_VERSION:
-                    raise CheckpointError(f"race net {path} is version {int(data['version'])}, "
-                                          f"this code reads {RACE_NET_VERSION}")
-                net = cls(**{k: np.ascontiguousarray(data[k], dtype=np.float32) for k in ("w1", "b1", "w2", "b2")})
-                digest = str(data["digest"])
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-            raise CheckpointError(f"cannot read race net {path}: {err}") from None
-        if digest != net.digest() or net.w1.shape[0] != RACE_INPUTS:
+        def check_header(data) -> None:
+            if int(data["version"]) != RACE_NET_VERSION:
+                raise CheckpointError(f"race net {path} is version {int(data['version'])}, "
+                                      f"this code reads {RACE_NET_VERSION}")
+
+        net = cls(**read_weights(path, "race net", check_header))
+        if net.w1.shape[0] != RACE_INPUTS:
             raise CheckpointError(f"race net {path} is damaged")
         return net
 

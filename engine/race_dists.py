@@ -22,8 +22,6 @@ count; and the same for row 0 with strict inequality.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +30,9 @@ import numpy as np
 
 from engine import bearoff
 from engine.cache import kernel
+from engine.errors import CheckpointError
 from engine.evaluator import N_OUTPUTS
+from engine.netfile import read_weights, save_weights, weights_digest
 from engine.race import SIDE_INPUTS, means, side_inputs
 
 ROLLS = bearoff.MAX_ROLLS
@@ -242,38 +242,26 @@ class RaceDistNet:
                            self.w1, self.b1, self.w2, self.b2, out)
         return out
 
+    def weights(self) -> dict[str, np.ndarray]:
+        return {"w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2}
+
     def digest(self) -> str:
-        sha = hashlib.sha256()
-        for array in (self.w1, self.b1, self.w2, self.b2):
-            sha.update(str(array.shape).encode())
-            sha.update(np.ascontiguousarray(array, dtype=np.float32).tobytes())
-        return sha.hexdigest()
+        return weights_digest(self.weights())
 
     def save(self, path: Path) -> None:
-        """Atomically, as .npz with its kind, a version and the weights' digest."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            np.savez(fh, kind=KIND, version=VERSION, digest=self.digest(),
-                     w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2)
-        os.replace(tmp, path)
+        """Atomically, as .npz with its kind, a version and the weights' digest (engine.netfile)."""
+        save_weights(path, self.weights(), kind=KIND, version=VERSION)
 
     @classmethod
     def load(cls, path: Path) -> RaceDistNet:
         """The saved net; engine.errors.CheckpointError when missing, damaged or of another version."""
-        from engine.errors import CheckpointError
 
-        try:
-            with np.load(path) as data:
-                if str(data["kind"]) != KIND or int(data["version"]) != VERSION:
-                    raise CheckpointError(f"race net {path} is not a {KIND} net of version {VERSION}")
-                net = cls(**{k: np.ascontiguousarray(data[k], dtype=np.float32) for k in ("w1", "b1", "w2", "b2")})
-                digest = str(data["digest"])
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-            raise CheckpointError(f"cannot read race net {path}: {err}") from None
-        if (digest != net.digest() or net.w1.shape[0] != ONE_INPUTS
-                or net.w2.shape != (net.w1.shape[1], HEADS * ROLLS + HEADS)):
+        def check_header(data) -> None:
+            if str(data["kind"]) != KIND or int(data["version"]) != VERSION:
+                raise CheckpointError(f"race net {path} is not a {KIND} net of version {VERSION}")
+
+        net = cls(**read_weights(path, "race net", check_header))
+        if net.w1.shape[0] != ONE_INPUTS or net.w2.shape != (net.w1.shape[1], HEADS * ROLLS + HEADS):
             raise CheckpointError(f"race net {path} is damaged")
         return net
 
