@@ -34,23 +34,13 @@ from engine.errors import TdgammonError
 from engine.game import play_game
 from engine.gnubg.process import GnubgPlayer, GnubgProcess
 from engine.position import Position
+from scripts.lab.jsonl import append_row, read_rows
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "tests" / "data" / "cube-benchmark.json"
 MATCH_LENGTHS = (3, 5, 7)
 PER_GAME = 6
 DECISION_WINDOW = (0.5, 0.97)
 IN_WINDOW_SHARE = 0.85
-
-
-def _jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def _append(path: Path, row: dict) -> None:
-    with path.open("a") as f:
-        f.write(json.dumps(row) + "\n")
 
 
 def candidate_positions(record, rng: np.random.Generator, k: int) -> list[Position]:
@@ -64,7 +54,7 @@ def candidate_positions(record, rng: np.random.Generator, k: int) -> list[Positi
 def make_positions(run: Path, gnubg_games: int, own_games: int, seed: int) -> None:
     """Step 1: play the games and keep a few positions from each (resumes by game)."""
     out = run / "positions.jsonl"
-    done = {(r["origin"], r["game"]) for r in _jsonl(out)}
+    done = {(r["origin"], r["game"]) for r in read_rows(out)}
     plan = [("gnubg", g) for g in range(gnubg_games)] + [("own", g) for g in range(own_games)]
     players = {}
     try:
@@ -82,7 +72,7 @@ def make_positions(run: Path, gnubg_games: int, own_games: int, seed: int) -> No
             tag = 0 if origin == "gnubg" else 1
             record = play_game(player, player, np.random.default_rng([seed, tag, game]))
             picks = candidate_positions(record, np.random.default_rng([seed, tag, game, 1]), PER_GAME)
-            _append(out, {"origin": origin, "game": game, "positions": [p.id for p in picks]})
+            append_row(out, {"origin": origin, "game": game, "positions": [p.id for p in picks]})
             print(f"{origin} game {game}: {len(picks)} positions", file=sys.stderr, flush=True)
     finally:
         for p in players.values():
@@ -114,9 +104,9 @@ def state_dict(cube: CubeInfo) -> dict:
 def judge(run: Path, seed: int) -> None:
     """Step 2: gnubg's 2-ply and 0-ply cube analyses of every candidate (resumes by position)."""
     out = run / "judged.jsonl"
-    done = {r["position"] for r in _jsonl(out)}
+    done = {r["position"] for r in read_rows(out)}
     todo = []
-    for row in _jsonl(run / "positions.jsonl"):
+    for row in read_rows(run / "positions.jsonl"):
         for pid in row["positions"]:
             if pid not in done:
                 done.add(pid)
@@ -133,7 +123,7 @@ def judge(run: Path, seed: int) -> None:
                                "judge": [round(v, 5) for v in (g2.no_double, g2.double_take, g2.double_pass)],
                                "gnubg0": [round(v, 5) for v in (g0.no_double, g0.double_take, g0.double_pass)],
                                "probs": [round(v, 5) for v in g2.probs]})
-            _append(out, {"origin": origin, "position": pid, "states": states})
+            append_row(out, {"origin": origin, "position": pid, "states": states})
             if i % 100 == 0:
                 print(f"judged {i + 1}/{len(todo)}", file=sys.stderr, flush=True)
     finally:
@@ -142,7 +132,7 @@ def judge(run: Path, seed: int) -> None:
 
 def pack(run: Path, positions: int, seed: int, target: Path) -> None:
     """Step 3: choose the positions (half from each origin) and write the benchmark file."""
-    rows = list({r["position"]: r for r in _jsonl(run / "judged.jsonl")}.values())
+    rows = list({r["position"]: r for r in read_rows(run / "judged.jsonl")}.values())
     rng = np.random.default_rng([seed, 2])
     lo, hi = DECISION_WINDOW
     chosen = []

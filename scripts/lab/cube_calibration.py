@@ -38,20 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
+from scripts.lab.jsonl import append_row, read_rows
+
 GAMMONISH = 0.2
 PER_GAME = 4
 TYPES = ("race", "gammonish", "contact")
-
-
-def _jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def _append(path: Path, row: dict) -> None:
-    with path.open("a") as f:
-        f.write(json.dumps(row) + "\n")
 
 
 def position_type(board: np.ndarray, probs: np.ndarray) -> str:
@@ -71,7 +62,7 @@ def make_positions(run: Path, games: int, seed: int, window: tuple[float, float]
     from models.loader import load_evaluator
 
     out = run / "positions.jsonl"
-    done = {r["game"] for r in _jsonl(out)}
+    done = {r["game"] for r in read_rows(out)}
     evaluator = load_evaluator(None)
     player = SearchPlayer(evaluator, 1)
     lo, hi = window
@@ -87,7 +78,7 @@ def make_positions(run: Path, games: int, seed: int, window: tuple[float, float]
                 inside.append((turn.position.id, p))
         rng = np.random.default_rng([seed, game, 1])
         picks = [inside[i] for i in sorted(rng.choice(len(inside), min(PER_GAME, len(inside)), replace=False))]
-        _append(out, {"game": game, "positions": [pid for pid, _ in picks]})
+        append_row(out, {"game": game, "positions": [pid for pid, _ in picks]})
     print(f"{games} games in {out}", file=sys.stderr)
 
 
@@ -99,8 +90,8 @@ def roll_out(run: Path, trials: int, truncate: int, seed: int, limit: int) -> No
     from models.loader import load_evaluator
 
     out = run / "rollouts.jsonl"
-    done = {r["position"] for r in _jsonl(out)}
-    todo = [pid for r in _jsonl(run / "positions.jsonl") for pid in r["positions"] if pid not in done]
+    done = {r["position"] for r in read_rows(out)}
+    todo = [pid for r in read_rows(run / "positions.jsonl") for pid in r["positions"] if pid not in done]
     if limit:
         todo = todo[:max(0, limit - len(done))]
     evaluator = load_evaluator(None)
@@ -111,7 +102,7 @@ def roll_out(run: Path, trials: int, truncate: int, seed: int, limit: int) -> No
         p1 = evaluate_position(board, evaluator, 1)
         p2 = evaluate_position(board, evaluator, 2)
         per_trial = estimates(run_trials(board, evaluator, settings, 0, trials), settings)[0]
-        _append(out, {"position": pid, "type": position_type(board, p1),
+        append_row(out, {"position": pid, "type": position_type(board, p1),
                       "ply1": [round(float(v), 5) for v in p1], "ply2": [round(float(v), 5) for v in p2],
                       "rollout": [round(float(v), 5) for v in per_trial.mean(axis=0)],
                       "se": [round(float(v), 5) for v in per_trial.std(axis=0, ddof=1) / np.sqrt(trials)],
@@ -131,7 +122,7 @@ def _take_shift(ours: np.ndarray, truth: np.ndarray) -> np.ndarray:
 
 def report(run: Path) -> dict:
     """Step 3: the bias by type and by P(win) band, as a dict (also printed)."""
-    rows = _jsonl(run / "rollouts.jsonl")
+    rows = read_rows(run / "rollouts.jsonl")
     if not rows:
         raise SystemExit("no rollouts yet")
     kinds = np.array([r["type"] for r in rows])
@@ -173,7 +164,7 @@ def fit(run: Path, ply: str = "ply1") -> dict[str, tuple[float, float, float]]:
     """Per type: (k, g_fav, g_dog): logit(P(win)) scaled by k, the favourite's and the
     underdog's gammon rates (gammons per win, per loss) scaled by g_fav and g_dog; least
     squares on the rollouts (every position's side on roll is the favourite)."""
-    rows = _jsonl(run / "rollouts.jsonl")
+    rows = read_rows(run / "rollouts.jsonl")
     params = {}
     for t in TYPES:
         mine = [r for r in rows if r["type"] == t]
