@@ -8,20 +8,9 @@ import pytest
 from engine.evaluator import flip
 from engine.position import Position
 from scripts.lab.cube_calibration import CalibratedEvaluator, fit, position_type, report
+from tests.test_extbot_cube import Fixed
 
 START = Position.start().board
-
-
-class Fixed:
-    """An evaluator answering the same probabilities for every afterstate."""
-
-    name = "fixed"
-
-    def __init__(self, probs):
-        self.probs = np.array(probs, dtype=np.float64)
-
-    def evaluate(self, afterstates):
-        return np.tile(self.probs, (len(afterstates), 1))
 
 
 def _rows(tmp_path, ours, truth, kind="contact", n=8):

@@ -12,14 +12,7 @@ from engine.dice import ALL_ROLLS
 from engine.errors import CheckpointError
 from engine.movegen import generate
 from engine.race_dists import HEADS, ROLLS, RaceDistNet
-
-
-def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    board = np.zeros((2, 25), dtype=np.int8)
-    for side, points in enumerate((mine, theirs)):
-        for point, count in points.items():
-            board[side, point - 1] = count
-    return board
+from tests.test_race import _board
 
 
 def _net(hidden: int = 6, seed: int = 0, mean_bias: float = 0.0) -> RaceDistNet:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_web_browser import (  # noqa: F401  (fixtures)
-    browser, click_turn_on_board, press, serve, start, state)
+    browser, click_turn_on_board, ctx, press, serve, start, state)
 from tests.test_web_ui import AXE
 
 from scripts.webapp.game import SequenceDice  # noqa: E402
@@ -22,16 +22,6 @@ def url():
     seeds = iter(range(500, 10_000))
     app = create_app(load_evaluator("pubeval"), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=8)
     yield from serve(app)
-
-
-@pytest.fixture
-def ctx(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    errors: list[str] = []
-    context.on("page", lambda pg: pg.on("pageerror", lambda e: errors.append(str(e))))
-    yield context
-    context.close()
-    assert not errors, errors
 
 
 def moves_played(st) -> list[str]:

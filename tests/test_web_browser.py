@@ -87,6 +87,17 @@ def browser():
 
 
 @pytest.fixture
+def ctx(browser):
+    """A 1280x800 browser context whose test fails on any uncaught error in its pages."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    context.on("page", lambda pg: pg.on("pageerror", lambda e: errors.append(str(e))))
+    yield context
+    context.close()
+    assert not errors, errors
+
+
+@pytest.fixture
 def page(browser, server):
     ctx = browser.new_context(viewport={"width": 1200, "height": 900})
     pg = ctx.new_page()

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from tests.test_web_browser import (  # noqa: F401  (fixtures)
-    EvenEvaluator, browser, click_turn_on_board, press, serve, start, state, version, wait_newer)
+    EvenEvaluator, browser, click_turn_on_board, ctx, press, serve, start, state, version,
+    wait_newer)
 
 from scripts.webapp.game import SequenceDice  # noqa: E402
 from scripts.webapp.server import create_app  # noqa: E402
@@ -29,16 +30,6 @@ def url():
 def even_url():
     seeds = iter(range(700, 10_000))
     yield from serve(create_app(EvenEvaluator(), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=6))
-
-
-@pytest.fixture
-def ctx(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    errors: list[str] = []
-    context.on("page", lambda pg: pg.on("pageerror", lambda e: errors.append(str(e))))
-    yield context
-    context.close()
-    assert not errors, errors
 
 
 def resign(pg, which: str) -> None:

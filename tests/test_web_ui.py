@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from tests.test_web_browser import (  # noqa: F401  (fixtures)
-    ARGS, EvenEvaluator, browser, click_turn_on_board, press, serve, start, state, version, wait_newer)
+    ARGS, EvenEvaluator, browser, click_turn_on_board, ctx, press, serve, start, state,
+    version, wait_newer)
 
 from engine.evaluator import RandomEvaluator  # noqa: E402
 from scripts.webapp.game import WHITE, SequenceDice  # noqa: E402
@@ -45,16 +46,6 @@ def app():
 @pytest.fixture(scope="module")
 def url(app):
     yield from serve(app)
-
-
-@pytest.fixture
-def ctx(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    errors: list[str] = []
-    context.on("page", lambda pg: pg.on("pageerror", lambda e: errors.append(str(e))))
-    yield context
-    context.close()
-    assert not errors, errors
 
 
 @pytest.fixture
