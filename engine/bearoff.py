@@ -188,9 +188,9 @@ def both_home(board):
 
 
 @kernel(nogil=True)
-def _first_wins(first, second):
-    """P(the side rolling first, needing `first` rolls, is done no later than `second`'s count):
-    sum over n of first[n] * P(second >= n)."""
+def first_no_later(first, second):
+    """P(a count drawn from `first` is at most one drawn from `second`), independent: the side
+    rolling first, needing `first` rolls, is done no later; sum over n of first[n] * P(second >= n)."""
     p = 0.0
     tail = 1.0  # P(second >= n)
     for n in range(MAX_ROLLS):
@@ -205,7 +205,7 @@ def race_win_probability(board, dist, binom):
     mine = dist[bearoff_index(board[0], binom)]
     theirs = dist[bearoff_index(board[1], binom)]
     # Row 1 rolls first and wins when it needs no more rolls than row 0.
-    return 1.0 - _first_wins(theirs, mine)
+    return 1.0 - first_no_later(theirs, mine)
 
 
 @kernel(nogil=True)
@@ -218,14 +218,14 @@ def home_race_probabilities(board, dist, gammon, binom, out):
     """
     i0, i1 = bearoff_index(board[0], binom), bearoff_index(board[1], binom)
     out[:] = 0.0
-    out[0] = 1.0 - _first_wins(dist[i1], dist[i0])
+    out[0] = 1.0 - first_no_later(dist[i1], dist[i0])
     if gammon[i1, 0] < 1.0:  # row 1 still has all 15
         tail = 1.0  # P(row 1's first off needs > m rolls)
         for m in range(MAX_ROLLS):
             tail -= gammon[i1, m]
             out[1] += dist[i0, m] * tail
     if gammon[i0, 0] < 1.0:
-        out[3] = _first_wins(dist[i1], gammon[i0])
+        out[3] = first_no_later(dist[i1], gammon[i0])
 
 
 @kernel

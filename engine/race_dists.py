@@ -168,24 +168,13 @@ def side_dists(row, dist, gammon, mean_rolls, binom, w1, b1, w2, b2, x, hidden, 
 
 
 @kernel(nogil=True)
-def first_no_later(first, second):
-    """P(a count drawn from `first` is at most one drawn from `second`), independent."""
-    p = 0.0
-    tail = 1.0  # P(second >= n)
-    for n in range(ROLLS):
-        p += first[n] * tail
-        tail -= second[n]
-    return p
-
-
-@kernel(nogil=True)
 def combine(mine, theirs, out):
     """The five outputs from row 0's view, row 0's distributions `mine`, row 1 (on roll) `theirs`."""
-    out[0] = 1.0 - first_no_later(theirs[ALL_OFF], mine[ALL_OFF])
-    out[1] = 1.0 - first_no_later(theirs[FIRST_OFF], mine[ALL_OFF])
-    out[2] = 1.0 - first_no_later(theirs[ZONE_OUT], mine[ALL_OFF])
-    out[3] = first_no_later(theirs[ALL_OFF], mine[FIRST_OFF])
-    out[4] = first_no_later(theirs[ALL_OFF], mine[ZONE_OUT])
+    out[0] = 1.0 - bearoff.first_no_later(theirs[ALL_OFF], mine[ALL_OFF])
+    out[1] = 1.0 - bearoff.first_no_later(theirs[FIRST_OFF], mine[ALL_OFF])
+    out[2] = 1.0 - bearoff.first_no_later(theirs[ZONE_OUT], mine[ALL_OFF])
+    out[3] = bearoff.first_no_later(theirs[ALL_OFF], mine[FIRST_OFF])
+    out[4] = bearoff.first_no_later(theirs[ALL_OFF], mine[ZONE_OUT])
     # A side's gammon needs its win, a backgammon its gammon: hold the order against the net's slack.
     out[1] = min(max(out[1], 0.0), out[0])
     out[2] = min(max(out[2], 0.0), out[1])
