@@ -68,7 +68,7 @@ function maybeAuto() {
 function announce(prev, st) {
   const start = prev && prev.game_id === st.game_id ? Math.min(S.seenLog, st.log.length) : st.log.length;
   // Cube answers and takebacks are announced whoever made them; a pending double is in the message.
-  const fresh = st.log.slice(start).filter((e) => !e.side || !st.you.includes(e.side) || e.takeback
+  const fresh = st.log.slice(start).filter((e) => !e.side || !st.you.includes(e.side) || e.takeback || e.hints
     || (e.cube && !(e.cube === "double" && st.phase === "doubled")));
   S.seenLog = st.log.length;
   const news = fresh.map((e) => e.text).join(". ");
@@ -216,7 +216,8 @@ function render() {
   $("#btn-replay").disabled = st.phase === "move" && st.steps_taken.length > 0;
   $("#btn-resign").disabled = !st.can_resign;
   $("#btn-hint").disabled = !st.can_hint;
-  $("#btn-hint").hidden = st.mode === "friend";
+  $("#btn-hint").hidden = st.mode === "friend" && !st.hints.on;
+  renderHintConsent(st);
   if (!st.can_hint || st.version !== S.hintVersion) $("#hint").hidden = true;
   $("#btn-undo-move").hidden = st.mode === "friend";
   document.querySelector('#panel-actions [data-act="undo-move"]').hidden = st.mode === "friend";
@@ -322,6 +323,28 @@ function lastMoveAbs(st) {
   const out = new Set();
   for (const [a, b] of m.steps) for (const p of [a, b]) if (p >= 1 && p <= 24) out.add(absPoint(m.side, p));
   return out;
+}
+
+// A friend game: each player's "Allow hints in this game" (Hint is on only while both allow
+// it), and who allows them, shown to both players and to anyone watching.
+function renderHintConsent(st) {
+  const c = st.hints.consent;
+  $("#hint-consent").hidden = !st.can_consent_hints;
+  if (st.can_consent_hints) $("#opt-hint-consent").checked = c[st.you[0]];
+  $("#hint-consent-text").hidden = !c;
+  if (!c) return;
+  const name = (k) => (k === "white" ? "White" : "Black");
+  const says = (k) => (st.you.includes(k) ? `you ${c[k] ? "allow them" : "do not"}`
+    : `${name(k)} ${c[k] ? "allows them" : "does not"}`);
+  $("#hint-consent-text").textContent = st.hints.on
+    ? "Hints are on: both players allow them."
+    : `Hints are off unless both players allow them: ${says("white")}, ${says("black")}.`;
+}
+
+async function setHintConsent(allow) {
+  try {
+    setState(await api("POST", `/api/games/${S.gameId}/hints`, { token: S.token, allow }));
+  } catch (err) { showError(err.message); refresh(); }
 }
 
 // A match: the score beside the players (with the Crawford state), and a friend's resignation
@@ -579,6 +602,7 @@ function init() {
     });
   }
   $("#btn-hint").addEventListener("click", showHint);
+  $("#opt-hint-consent").addEventListener("change", (ev) => setHintConsent(ev.target.checked));
   $("#btn-replay").addEventListener("click", replayLastMove);
   $("#resign-cancel").addEventListener("click", () => $("#resign-dialog").close());
   for (const b of document.querySelectorAll("[data-resign]")) {
