@@ -180,6 +180,14 @@ function myColor(st) {
   return st.turn || "white";
 }
 
+// The board is drawn from your side, your home board bottom right: Black's seat turns it. In
+// hot-seat it stays White's unless "Turn the board to the player on roll" is on (off by
+// default, as the page this game follows; kept in localStorage like the auto options).
+function flipped(st) {
+  if (st.you.length === 1) return st.you[0] === "black";
+  return st.mode === "hotseat" && S.turnBoard && st.turn === "black";
+}
+
 function render() {
   const st = S.state;
   if (!st) return;
@@ -197,10 +205,11 @@ function render() {
   S.dests = dests;
   if (S.replay) drawReplayFrame();
   else renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st),
-                                 flip: st.you.length === 1 && st.you[0] === "black", lastMoveAbs: lastMoveAbs(st),
+                                 flip: flipped(st), lastMoveAbs: lastMoveAbs(st),
                                  freshDice: S.rolledAt === st.version });
   $("#message").textContent = st.message;
   $("#spectator").hidden = !(st.you.length === 0 && st.phase !== "waiting");
+  $("#turn-board").hidden = st.mode !== "hotseat";
 
   const flags = { roll: st.can_roll, confirm: st.can_confirm, "undo-step": st.can_undo_step,
                   "undo-move": st.can_undo_move, double: st.can_double, take: st.can_take, pass: st.can_pass };
@@ -308,7 +317,7 @@ function drawReplayFrame() {
   const st = S.state, r = S.replay, m = r.move;
   renderBoard($("#board"), { ...st, board: r.frames[r.frame], dice: m.dice, dice_left: m.dice, turn: m.side, can_roll: false },
               { mover: null, selected: null, sources: new Set(), dests: [], label: myColor(st),
-                flip: st.you.length === 1 && st.you[0] === "black" });
+                flip: flipped(st) });
 }
 
 function stopReplay() {
@@ -601,6 +610,12 @@ function init() {
       maybeAuto();
     });
   }
+  S.turnBoard = $("#opt-turn-board").checked = localStorage.getItem("tdg:turn-board") === "1";
+  $("#opt-turn-board").addEventListener("change", (ev) => {
+    S.turnBoard = ev.target.checked;
+    localStorage.setItem("tdg:turn-board", S.turnBoard ? "1" : "0");
+    render();
+  });
   $("#btn-hint").addEventListener("click", showHint);
   $("#opt-hint-consent").addEventListener("change", (ev) => setHintConsent(ev.target.checked));
   $("#btn-replay").addEventListener("click", replayLastMove);
