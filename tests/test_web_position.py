@@ -153,6 +153,7 @@ def test_a_position_set_up_by_keyboard_alone(page):
     board[0, 0], board[0, 11] = 0, 1
     out = wait_for(page, Position(board).id)
     assert out["board"]["off"] == {"white": 13, "black": 13}
+    assert focused(page) == "Point 12: 1 White"         # and through the redraw of the evaluated board
 
 
 @pytest.mark.skipif(not AXE.is_file(), reason="axe-core not found: install the test extra (axe-playwright-python) "
