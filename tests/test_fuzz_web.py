@@ -29,7 +29,7 @@ TRIED: dict[str, int] = {}
 FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                        HealthCheck.too_slow])
 ACTIONS = ["roll", "step", "legal-step", "confirm", "undo-step", "undo-move", "double", "take", "pass",
-           "resign", "rematch", "join", "take-over", "get", "hint", "eval", "garbage-body"]
+           "resign", "rematch", "join", "take-over", "get", "hint", "eval", "garbage-body", "hints", "game-hint"]
 TEXT = st.text(max_size=30) | st.text(alphabet="x", min_size=500, max_size=2000)
 
 
@@ -44,12 +44,15 @@ def check_state(state: dict) -> None:
     black = sum(-n for n in board["points"] if n < 0) + board["bar"]["black"] + board["off"]["black"]
     assert white == black == 15, board
     assert state["turn"] in (None, "white", "black")
-    assert state["phase"] in ("waiting", "opening", "roll", "move", "doubled", "over")
+    assert state["phase"] in ("waiting", "opening", "roll", "move", "doubled", "resign", "over")
     cube = state["cube"]
     assert cube["value"] >= 1 and cube["value"] & (cube["value"] - 1) == 0
     assert cube["owner"] in (None, "white", "black")
     if not cube["enabled"]:
         assert cube["value"] == 1 and cube["owner"] is None
+    consent = state["hints"]["consent"]
+    assert (consent is None) == (state["mode"] != "friend")
+    assert state["hints"]["on"] == (consent is None or all(consent.values()))
 
 
 def check_answer(res) -> None:
@@ -81,6 +84,10 @@ def test_fuzz_request_sequences_never_5xx_and_keep_the_invariants(mode, cube, sc
             res = web.get("/api/hint", params={"position_id": text, "dice": f"{a}{b}"})
         elif action == "eval":
             res = web.get("/api/eval", params={"position_id": text, "ply": die})
+        elif action == "hints":
+            res = web.post(f"/api/games/{gid}/hints", json={**body, "allow": a % 2 == 0})
+        elif action == "game-hint":
+            res = web.get(f"/api/games/{gid}/hint", params={} if token is None else {"token": token})
         elif action == "garbage-body":
             res = web.post(f"/api/games/{gid}/roll", content=text.encode(),
                            headers={"content-type": "application/json"})

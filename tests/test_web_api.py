@@ -308,3 +308,35 @@ def test_game_hint_ranks_the_roll_from_the_start_of_the_turn_and_not_for_friends
     mover = host if state["turn"] == "white" else guest
     res = client.get(f"/api/games/{fid}/hint", params={"token": mover})
     assert res.status_code == 409 and "friend" in res.json()["error"]
+
+
+def test_friend_hints_are_on_only_while_both_players_allow_them():
+    client = make_client(seed=4)
+    fid, host, _ = new_game(client, mode="friend")
+    guest = client.post(f"/api/games/{fid}/join").json()["token"]
+    state = post(client, fid, "roll", host).json()
+    mover = host if state["turn"] == "white" else guest
+    other = guest if mover == host else host
+    hint = lambda: client.get(f"/api/games/{fid}/hint", params={"token": mover})   # noqa: E731
+    assert state["hints"] == {"on": False, "consent": {"white": False, "black": False}} and state["can_consent_hints"]
+    assert post(client, fid, "hints", "guess", allow=True).status_code == 403              # a spectator cannot
+    assert client.get(f"/api/games/{fid}").json()["can_consent_hints"] is False
+    state = post(client, fid, "hints", mover, allow=True).json()
+    assert state["hints"]["on"] is False and not state["can_hint"]
+    res = hint()
+    assert res.status_code == 409 and "both players allow" in res.json()["error"]
+    state = post(client, fid, "hints", mover, allow=True).json()                          # again: no change
+    assert sum(1 for e in state["log"] if e.get("hints")) == 1
+    state = post(client, fid, "hints", other, allow=True).json()
+    assert state["hints"]["on"] and state["hints"]["consent"] == {"white": True, "black": True}
+    assert "both agree" in state["log"][-1]["text"] and state["log"][-1]["hints"] == "allow"
+    assert client.get(f"/api/games/{fid}", params={"token": mover}).json()["can_hint"]
+    res = hint()
+    assert res.status_code == 200 and res.json()["plays"]
+    state = post(client, fid, "hints", other, allow=False).json()                         # either may withdraw
+    assert not state["hints"]["on"] and "Hint is off" in state["log"][-1]["text"]
+    assert hint().status_code == 409
+    gid, token, _ = new_game(client, mode="computer")
+    res = post(client, gid, "hints", token, allow=True)
+    assert res.status_code == 409 and "error" in res.json()
+    assert client.post(f"/api/games/{fid}/hints", json={"token": mover, "allow": "perhaps"}).status_code in (400, 422)

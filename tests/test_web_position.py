@@ -11,6 +11,7 @@ from tests.test_web_browser import browser, serve  # noqa: F401  (fixtures)
 from engine.position import Position  # noqa: E402
 from scripts.webapp.server import create_app  # noqa: E402
 from tests.test_search import ToyEvaluator  # noqa: E402
+from tests.test_web_ui import AXE  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -98,3 +99,70 @@ def test_a_position_set_up_by_hand_is_evaluated_and_linked(page):
     assert out["board"]["off"] == {"white": 12, "black": 13}
     assert "On the board: White 3, Black 2" in page.locator("#pos-checkers").inner_text()
     assert f"id={Position(board).id.replace('/', '%2F')}" in page.url
+
+
+def focused(pg) -> str:
+    """The accessible name of the focused board cell ('' when focus is elsewhere)."""
+    return pg.evaluate("document.activeElement.closest('#board [data-cell]') ? "
+                       "document.activeElement.getAttribute('aria-label') : ''")
+
+
+def keys(pg, *names: str) -> None:
+    for name in names:
+        pg.keyboard.press(name)
+
+
+def test_a_position_set_up_by_keyboard_alone(page):
+    page.get_by_role("button", name="Clear board").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")                           # one Tab stop into the board: White's 1-point
+    assert focused(page) == "Point 1: empty"
+    cells = page.locator("#board [data-cell]")
+    assert cells.count() == 27 and page.locator('#board [data-cell][tabindex="0"]').count() == 1
+    assert all(cells.nth(i).get_attribute("aria-label") for i in range(27))
+    keys(page, "w", "w")
+    assert focused(page) == "Point 1: 2 White"           # the focus stays through the redraw
+    keys(page, "ArrowLeft", "ArrowLeft", "w")
+    assert focused(page) == "Point 3: 1 White"
+    keys(page, "ArrowUp", "End", "ArrowLeft", "b")       # the top row, its right end (Black's tray), then 24
+    assert focused(page) == "Point 24: 1 Black"
+    keys(page, *["ArrowLeft"] * 6, "b")                  # the bar
+    assert focused(page) == "Bar: 0 White, 1 Black"
+    keys(page, "ArrowRight", "ArrowRight", "b", "b", "Shift+B", "Delete")
+    assert focused(page) == "Point 20: empty"
+    assert "Point 20: empty" in page.locator("#setup-status").inner_text()
+    keys(page, "Delete")                                  # nothing left to remove: said, nothing changes
+    assert "No checker on point 20" in page.locator("#error").inner_text()
+    board = np.zeros((2, 25), dtype=np.int8)
+    board[0, 0], board[0, 2] = 2, 1
+    board[1, 0], board[1, 24] = 1, 1
+    wait_for(page, Position(board).id)
+    # The trays: Black's holds only Black; W on White's bears off the White checker nearest home.
+    keys(page, "End")
+    assert focused(page) == "Black borne off: 13"
+    keys(page, "w")
+    assert "holds only Black" in page.locator("#error").inner_text()
+    keys(page, "ArrowDown")
+    assert focused(page) == "White borne off: 12"
+    keys(page, "w")
+    assert focused(page) == "White borne off: 13"
+    keys(page, "ArrowLeft")
+    assert focused(page) == "Point 1: 1 White"
+    keys(page, "Shift+W", "Home", "Enter")               # Enter does what a press does: Add White on 12
+    assert focused(page) == "Point 12: 1 White"
+    board[0, 0], board[0, 11] = 0, 1
+    out = wait_for(page, Position(board).id)
+    assert out["board"]["off"] == {"white": 13, "black": 13}
+    assert focused(page) == "Point 12: 1 White"         # and through the redraw of the evaluated board
+
+
+@pytest.mark.skipif(not AXE.is_file(), reason="axe-core not found: install the test extra (axe-playwright-python) "
+                                              "or set TDGAMMON_AXE_CORE")
+def test_axe_finds_no_serious_violations_on_the_keyboard_set_up(page):
+    page.get_by_role("button", name="Clear board").focus()
+    keys(page, "Enter", "Tab", "w", "ArrowUp", "b")
+    assert focused(page) == "Point 24: 1 Black"
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("axe.run(document).then(r => r.violations.filter(v => "
+                          "['serious', 'critical'].includes(v.impact)).map(v => [v.id, v.nodes.length]))")
+    assert not found, found

@@ -99,6 +99,19 @@ def start_server(db: Path, port: int) -> subprocess.Popen:
             time.sleep(0.1)
 
 
+def test_hint_consent_is_stored_and_survives_a_restart(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    client = make_client(db)
+    gid, host, _ = new_game(client, mode="friend")
+    guest = client.post(f"/api/games/{gid}/join").json()["token"]
+    post(client, gid, "hints", guest, allow=True)
+    again = make_client(db)                      # a new server on the same file
+    state = again.get(f"/api/games/{gid}", params={"token": host}).json()
+    assert state["hints"] == {"on": False, "consent": {"white": False, "black": True}}
+    assert post(again, gid, "hints", host, allow=True).json()["hints"]["on"]
+    assert make_client(db).get(f"/api/games/{gid}").json()["hints"]["on"]
+
+
 def test_kill_9_mid_game_and_restart_loses_nothing(tmp_path):
     db, port = tmp_path / "games.sqlite3", free_port()
     base = f"http://127.0.0.1:{port}/api/games"

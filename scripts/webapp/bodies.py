@@ -32,3 +32,7 @@ class StepBody(TokenBody):
 class ResignBody(TokenBody):
     points: int = Field(1, ge=1, le=3, description="1 single game, 2 gammon, 3 backgammon (2 and 3 "
                                                    "only with the cube); times the cube value")
+
+
+class HintsBody(TokenBody):
+    allow: bool = Field(..., description="true: you allow hints in this friend game; false: you withdraw")

@@ -21,6 +21,10 @@ a game's end adds its points to the score and, until a side reaches the length, 
 next game (phase "opening", the last game's final position shown until the opening roll). Undo move never crosses a game's end, and in a match it stops
 at the opponent's roll. Resigning a gammon or backgammon needs the cube; against a friend
 the offer waits in phase "resign" for their accept or refusal.
+
+Hints (the engine's best plays) are on against the computer and in hot-seat; in a friend
+game each seat may allow them, and Hint is on for both only while both allow it (either
+may withdraw). The consents are part of the stored record and logged like moves.
 """
 
 from __future__ import annotations
@@ -152,6 +156,7 @@ class Game:
         self.cube_value = 1
         self.cube_owner: int | None = None     # None: centred; else the seat that owns it
         self.swap_tokens: dict[str, str] = {}   # old game's token -> this rematch's token
+        self.hint_consent = [False, False]      # friend games: each seat's "allow hints"
         self.host = human
         token = secrets.token_urlsafe(18)
         if mode == "computer":
@@ -602,14 +607,41 @@ class Game:
                                                      f"resignation of a {RESULT_NAMES[offer['points']]}: play on")
             self._changed()
 
+    def hints_on(self) -> bool:
+        """Whether Hint may be used: always outside friend games, in one only while both seats allow it."""
+        return self.mode != "friend" or all(self.hint_consent)
+
+    def allow_hints(self, token: str | None, allow: bool) -> None:
+        """A friend-game seat allows hints in this game (or withdraws): Hint is on for both
+        players only while both allow it. Logged, so both pages announce it."""
+        with self.lock:
+            seats = self._require_token(token)
+            if self.mode != "friend":
+                raise GameError(409, "hints need no agreement here: they are on against the computer and in hot-seat")
+            if self.phase == "over":
+                raise GameError(409, self._phase_refusal())
+            seat = seats[0]
+            if self.hint_consent[seat] == bool(allow):
+                return                    # already so (a second tab, a repeated request): nothing changes
+            was_on = self.hints_on()
+            self.hint_consent[seat] = bool(allow)
+            name, other = COLORS[seat].capitalize(), COLORS[1 - seat].capitalize()
+            if allow:
+                text = (f"{name} allows hints: both agree, Hint is on for both players" if self.hints_on()
+                        else f"{name} allows hints: Hint is on once {other} allows them too")
+            else:
+                text = f"{name} no longer allows hints" + (": Hint is off for both players" if was_on else "")
+            self._log(seat, None, "", text, hints="allow" if allow else "withdraw")
+            self._changed()
+
     def hint_request(self, token: str | None) -> tuple[np.ndarray, tuple[int, int], int, CubeInfo | None]:
         """The mover's board at the start of this turn, the dice, the ply for a hint (the
         computer's level's ply; 1 in hot-seat) and, in a match, the cube and score from the
         mover's view (None in money play). Refused in friend games and off one's own move."""
         with self.lock:
             side = self._require_turn(token, "move")
-            if self.mode == "friend":
-                raise GameError(409, "hints are off in a game against a friend")
+            if not self.hints_on():
+                raise GameError(409, "hints are off in a game against a friend unless both players allow them")
             ply = self.computer.ply if self.computer is not None else 1
             cube = self.cube_info(side) if self.match is not None else None
             return self.planner.start.copy(), self.dice, ply, cube
@@ -685,6 +717,7 @@ class Game:
             "creator_token": self.creator_token,
             "match": self.match.to_json() if self.match is not None else None,
             "resign_offer": self.resign_offer,
+            "hint_consent": list(self.hint_consent),
         }
 
     @classmethod
@@ -714,23 +747,28 @@ class Game:
         game.creator_token = record["creator_token"]
         game.match = Match.from_json(record.get("match"))
         game.resign_offer = record.get("resign_offer")
+        game.hint_consent = [bool(c) for c in record.get("hint_consent", [False, False])]
         game.on_change = None
         return game
 
     # ----- bookkeeping ---------------------------------------------------------------
 
     def _log(self, side: int | None, dice, move: str, text: str, cube: str | None = None,
-             steps: list[tuple[int, int]] | None = None, takeback: bool = False, before: str | None = None) -> None:
+             steps: list[tuple[int, int]] | None = None, takeback: bool = False, before: str | None = None,
+             hints: str | None = None) -> None:
         """One log line; `cube` names a cube action ("double", "take", "pass") for the live region,
         `steps` a turn's (from, to) in the mover's numbering (25 = bar, 0 = off), for the
         last-move marks, and `before` the White-view Position ID it was played from, for its
-        replay; taken-back lines stay, with "undone" set."""
+        replay, `hints` a friend's "allow" or "withdraw" of hints; taken-back lines stay, with
+        "undone" set."""
         entry = {"side": None if side is None else COLORS[side],
                  "dice": list(dice) if dice else None, "move": move, "text": text, "cube": cube,
                  "steps": [[a, b] for a, b in steps] if steps is not None else None,
                  "takeback": takeback, "undone": False}
         if before:
             entry["before"] = before
+        if hints:
+            entry["hints"] = hints
         if self.match is not None:
             entry["game"] = self.match.game_number    # which game of the match, for its .mat
         self.log.append(entry)
@@ -872,7 +910,11 @@ class Game:
                     "value": self.resign_offer["points"] * self.cube_value},
                 "can_answer_resign": self.phase == "resign" and (1 - self.resign_offer["by"]) in you,
                 "match": self._match_json(),
-                "can_hint": acting and self.mode != "friend" and self.planner.n_steps > 0,
+                "can_hint": acting and self.hints_on() and self.planner.n_steps > 0,
+                "hints": {"on": self.hints_on(),
+                          "consent": ({COLORS[s]: self.hint_consent[s] for s in (WHITE, BLACK)}
+                                      if self.mode == "friend" else None)},
+                "can_consent_hints": self.mode == "friend" and bool(you) and self.phase != "over",
                 "can_take_over": (self.mode == "friend" and self.host in you and self.phase not in ("over", "waiting")
                                   and self.opponent_absent_for(self.host) >= self.disconnect_timeout),
                 "message": self.message(you),

@@ -50,7 +50,7 @@ async def game_hint(game_id: str, context: Context, token: str = Query(...)) -> 
     """The five best plays of the roll being played, at the computer's level's ply (1 in
     hot-seat), from the start of the turn: by cubeless money equity, or in a match by match
     equity (cubeful, normalised to a 1-cube, as the match analysis grades plays). 409 in
-    friend games and when it is not your move."""
+    friend games until both players allow hints (POST /api/games/{id}/hints), and when it is not your move."""
     game = context.hub.get(game_id)
     board, (d1, d2), ply, cube = game.hint_request(token)
     if cube is None:

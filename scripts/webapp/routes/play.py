@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from scripts.webapp.bodies import ResignBody, StepBody, TokenBody
+from scripts.webapp.bodies import HintsBody, ResignBody, StepBody, TokenBody
 from scripts.webapp.context import Context
 from scripts.webapp.game import GameError
 from scripts.webapp.routes.games import FOREIGN_TOKEN, client_address
@@ -65,6 +65,16 @@ async def resign(game_id: str, body: ResignBody, context: Context) -> dict:
     points are given at once."""
     game = context.hub.get(game_id)
     await context.hub.apply(game, lambda: game.resign(body.token, body.points))
+    return game.state(body.token)
+
+
+@router.post("/{game_id}/hints", summary="Allow hints in a friend game, or withdraw", tags=["analysis"])
+async def allow_hints(game_id: str, body: HintsBody, context: Context) -> dict:
+    """Hint is on for both players of a friend game only while both seats allow it; either may
+    withdraw. Stored and logged like a move. 403 for a spectator, 409 outside friend games and
+    once the game is over."""
+    game = context.hub.get(game_id)
+    await context.hub.apply(game, lambda: game.allow_hints(body.token, body.allow))
     return game.state(body.token)
 
 

@@ -68,7 +68,7 @@ function maybeAuto() {
 function announce(prev, st) {
   const start = prev && prev.game_id === st.game_id ? Math.min(S.seenLog, st.log.length) : st.log.length;
   // Cube answers and takebacks are announced whoever made them; a pending double is in the message.
-  const fresh = st.log.slice(start).filter((e) => !e.side || !st.you.includes(e.side) || e.takeback
+  const fresh = st.log.slice(start).filter((e) => !e.side || !st.you.includes(e.side) || e.takeback || e.hints
     || (e.cube && !(e.cube === "double" && st.phase === "doubled")));
   S.seenLog = st.log.length;
   const news = fresh.map((e) => e.text).join(". ");
@@ -180,6 +180,14 @@ function myColor(st) {
   return st.turn || "white";
 }
 
+// The board is drawn from your side, your home board bottom right: Black's seat turns it. In
+// hot-seat it stays White's unless "Turn the board to the player on roll" is on (off by
+// default, as the page this game follows; kept in localStorage like the auto options).
+function flipped(st) {
+  if (st.you.length === 1) return st.you[0] === "black";
+  return st.mode === "hotseat" && S.turnBoard && st.turn === "black";
+}
+
 function render() {
   const st = S.state;
   if (!st) return;
@@ -197,10 +205,11 @@ function render() {
   S.dests = dests;
   if (S.replay) drawReplayFrame();
   else renderBoard($("#board"), st, { mover, selected: S.selected, sources, dests, label: myColor(st),
-                                 flip: st.you.length === 1 && st.you[0] === "black", lastMoveAbs: lastMoveAbs(st),
+                                 flip: flipped(st), lastMoveAbs: lastMoveAbs(st),
                                  freshDice: S.rolledAt === st.version });
   $("#message").textContent = st.message;
   $("#spectator").hidden = !(st.you.length === 0 && st.phase !== "waiting");
+  $("#turn-board").hidden = st.mode !== "hotseat";
 
   const flags = { roll: st.can_roll, confirm: st.can_confirm, "undo-step": st.can_undo_step,
                   "undo-move": st.can_undo_move, double: st.can_double, take: st.can_take, pass: st.can_pass };
@@ -216,7 +225,8 @@ function render() {
   $("#btn-replay").disabled = st.phase === "move" && st.steps_taken.length > 0;
   $("#btn-resign").disabled = !st.can_resign;
   $("#btn-hint").disabled = !st.can_hint;
-  $("#btn-hint").hidden = st.mode === "friend";
+  $("#btn-hint").hidden = st.mode === "friend" && !st.hints.on;
+  renderHintConsent(st);
   if (!st.can_hint || st.version !== S.hintVersion) $("#hint").hidden = true;
   $("#btn-undo-move").hidden = st.mode === "friend";
   document.querySelector('#panel-actions [data-act="undo-move"]').hidden = st.mode === "friend";
@@ -307,7 +317,7 @@ function drawReplayFrame() {
   const st = S.state, r = S.replay, m = r.move;
   renderBoard($("#board"), { ...st, board: r.frames[r.frame], dice: m.dice, dice_left: m.dice, turn: m.side, can_roll: false },
               { mover: null, selected: null, sources: new Set(), dests: [], label: myColor(st),
-                flip: st.you.length === 1 && st.you[0] === "black" });
+                flip: flipped(st) });
 }
 
 function stopReplay() {
@@ -322,6 +332,28 @@ function lastMoveAbs(st) {
   const out = new Set();
   for (const [a, b] of m.steps) for (const p of [a, b]) if (p >= 1 && p <= 24) out.add(absPoint(m.side, p));
   return out;
+}
+
+// A friend game: each player's "Allow hints in this game" (Hint is on only while both allow
+// it), and who allows them, shown to both players and to anyone watching.
+function renderHintConsent(st) {
+  const c = st.hints.consent;
+  $("#hint-consent").hidden = !st.can_consent_hints;
+  if (st.can_consent_hints) $("#opt-hint-consent").checked = c[st.you[0]];
+  $("#hint-consent-text").hidden = !c;
+  if (!c) return;
+  const name = (k) => (k === "white" ? "White" : "Black");
+  const says = (k) => (st.you.includes(k) ? `you ${c[k] ? "allow them" : "do not"}`
+    : `${name(k)} ${c[k] ? "allows them" : "does not"}`);
+  $("#hint-consent-text").textContent = st.hints.on
+    ? "Hints are on: both players allow them."
+    : `Hints are off unless both players allow them: ${says("white")}, ${says("black")}.`;
+}
+
+async function setHintConsent(allow) {
+  try {
+    setState(await api("POST", `/api/games/${S.gameId}/hints`, { token: S.token, allow }));
+  } catch (err) { showError(err.message); refresh(); }
 }
 
 // A match: the score beside the players (with the Crawford state), and a friend's resignation
@@ -578,7 +610,14 @@ function init() {
       maybeAuto();
     });
   }
+  S.turnBoard = $("#opt-turn-board").checked = localStorage.getItem("tdg:turn-board") === "1";
+  $("#opt-turn-board").addEventListener("change", (ev) => {
+    S.turnBoard = ev.target.checked;
+    localStorage.setItem("tdg:turn-board", S.turnBoard ? "1" : "0");
+    render();
+  });
   $("#btn-hint").addEventListener("click", showHint);
+  $("#opt-hint-consent").addEventListener("change", (ev) => setHintConsent(ev.target.checked));
   $("#btn-replay").addEventListener("click", replayLastMove);
   $("#resign-cancel").addEventListener("click", () => $("#resign-dialog").close());
   for (const b of document.querySelectorAll("[data-resign]")) {

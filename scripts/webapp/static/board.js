@@ -27,6 +27,17 @@ let FLIP = false;                                            // set by renderBoa
 const isTop = (abs) => (abs >= 13) !== FLIP;
 const atBottom = (color) => (color === "white") !== FLIP;      // that colour's bar half and tray
 
+// The area of a set-up cell, in board coordinates (for the position page's keyboard cells): an
+// absolute point's half column, "bar", or a colour's tray ("off-white", "off-black").
+export function cellBox(cell) {
+  if (cell === "bar") return { x: LEFT0 + 6 * PW, y: TOP, width: BAR_W, height: BOTTOM - TOP };
+  if (cell === "off-white" || cell === "off-black") {
+    return { x: TRAY_X, y: atBottom(cell.slice(4)) ? MID + 10 : TOP, width: W - TRAY_X - 8, height: BOTTOM - MID - 10 };
+  }
+  const x = pointX(cell) - PW / 2;
+  return isTop(cell) ? { x, y: TOP, width: PW, height: MID - TOP } : { x, y: MID, width: PW, height: BOTTOM - MID };
+}
+
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(NS, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);

@@ -1,11 +1,13 @@
 // The position page: a board set up by hand or read from a Position ID / XGID, with the engine's
 // evaluation, cube action and ranked plays from POST /api/position. White is the side on roll.
 // The address bar always holds a link that reopens what is shown (?id=...&dice=31&cube=2...).
-import { renderBoard } from "/static/board.js";
+import { cellBox, renderBoard } from "/static/board.js";
+import { CELLS, keyAction, moveFrom } from "/static/setup_keys.js";
 
 const $ = (sel) => document.querySelector(sel);
 const START = [-2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2];
-const P = { points: [...START], bar: { white: 0, black: 0 }, tool: "white", timer: null, asked: 0 };
+const P = { points: [...START], bar: { white: 0, black: 0 }, tool: "white", timer: null, asked: 0,
+            cursor: 1, cursorRow: 1 };   // the keyboard's cell (White's 1-point, bottom row)
 window.tdgPosition = P;   // for the browser tests (read-only use)
 
 const form = () => $("#settings").elements;
@@ -60,7 +62,9 @@ function draw(dice) {
   const owner = { centre: null, me: "white", opponent: "black" }[s.owner];
   const st = { board: { points: P.points, bar: P.bar, off }, dice: dice || null, dice_left: dice || [], turn: "white",
                can_roll: false, phase: "position", cube: { enabled: true, value: s.cube, owner, offered_by: null } };
-  renderBoard($("#board"), st, { mover: null, sources: new Set(), dests: [], label: "white", flip: false });
+  const svg = $("#board"), focused = svg.contains(document.activeElement);
+  renderBoard(svg, st, { mover: null, sources: new Set(), dests: [], label: "white", flip: false });
+  drawCells(svg, focused);
   $("#pos-checkers").textContent = `On the board: White ${onBoard("white")}, Black ${onBoard("black")}. ` +
     `Borne off: White ${off.white}, Black ${off.black}. ` + ["white", "black"].map(where).join(" ");
 }
@@ -150,35 +154,112 @@ function rows(sel, data, header) {
   }
 }
 
-// Setting up by hand: a press adds a checker of the chosen colour (replacing the other colour's)
-// or removes one; the bar takes the chosen colour's checkers.
+// The keyboard's cells over the board, one Tab stop (the cursor's), each named by what it holds.
+function drawCells(svg, focus) {
+  for (const cell of CELLS) {
+    const r = document.createElementNS(svg.namespaceURI, "rect");
+    for (const [k, v] of Object.entries(cellBox(cell))) r.setAttribute(k, v);
+    r.setAttribute("class", "cell");
+    r.setAttribute("data-cell", String(cell));
+    r.setAttribute("tabindex", cell === P.cursor ? "0" : "-1");
+    r.setAttribute("role", "button");
+    r.setAttribute("aria-label", cellLabel(cell));
+    r.setAttribute("aria-describedby", "setup-keys");
+    svg.appendChild(r);
+  }
+  if (focus) svg.querySelector(`[data-cell="${P.cursor}"]`).focus();
+}
+
+const cap = (color) => (color === "white" ? "White" : "Black");
+
+function cellLabel(cell) {
+  if (cell === "bar") return `Bar: ${P.bar.white} White, ${P.bar.black} Black`;
+  if (typeof cell === "string") return `${cap(cell.slice(4))} borne off: ${15 - onBoard(cell.slice(4))}`;
+  const v = P.points[cell - 1];
+  return `Point ${cell}: ${v ? `${Math.abs(v)} ${v > 0 ? "White" : "Black"}` : "empty"}`;
+}
+
+function onKey(ev) {
+  if (!ev.target.closest("[data-cell]")) return;
+  const move = moveFrom(P.cursor, ev.key, P.cursorRow);
+  if (move) {
+    ev.preventDefault();
+    [P.cursor, P.cursorRow] = [move.cell, move.row];
+    for (const r of $("#board").querySelectorAll("[data-cell]")) r.setAttribute("tabindex", "-1");
+    const r = $("#board").querySelector(`[data-cell="${P.cursor}"]`);
+    r.setAttribute("tabindex", "0");
+    r.focus();
+    return;
+  }
+  const a = keyAction(ev);
+  if (!a) return;
+  ev.preventDefault();
+  if (a.tool) editCell(P.cursor, P.tool === "remove" ? "remove" : "add", P.tool === "remove" ? null : P.tool);
+  else editCell(P.cursor, a.add ? "add" : "remove", a.add || a.remove);
+}
+
+// A press on the board: the point, the bar or the tray under it, with the chosen tool (or a
+// right-click: remove); a press on a checker on the bar removes one of that colour.
 function edit(target, remove) {
   const tool = remove ? "remove" : P.tool;
   const abs = target.closest("[data-abs]");
   const barChecker = target.closest("[data-bar]");
-  const onBar = barChecker || target.closest(".bar");
-  if (abs) {
-    const i = Number(abs.dataset.abs) - 1, v = P.points[i];
-    if (tool === "remove") P.points[i] = v - Math.sign(v);
-    else {
-      const sign = tool === "white" ? 1 : -1;
-      if (onBoard(tool) >= 15) return refuse(tool);
-      P.points[i] = Math.sign(v) === -sign ? sign : v + sign;
-    }
-  } else if (onBar) {
-    if (tool === "remove") {
-      const color = barChecker ? barChecker.dataset.bar : (P.bar.white ? "white" : "black");
-      P.bar[color] = Math.max(0, P.bar[color] - 1);
+  const tray = target.closest("[data-tray]");
+  let cell;
+  if (abs) cell = Number(abs.dataset.abs);
+  else if (barChecker || target.closest(".bar")) cell = "bar";
+  else if (tray) cell = `off-${tray.dataset.tray}`;
+  else return;
+  editCell(cell, tool === "remove" ? "remove" : "add", tool === "remove" ? (barChecker ? barChecker.dataset.bar : null) : tool);
+}
+
+// One edit of one cell: add a checker of `color` (replacing the other colour's on a point), or
+// remove one (of `color`, or of whichever is there: White first on the bar). On a tray, adding
+// bears off that colour's checker nearest home (the lowest point in its numbering, else the bar).
+function editCell(cell, kind, color) {
+  $("#error").textContent = "";
+  if (typeof cell === "string" && cell.startsWith("off-")) {
+    const own = cell.slice(4);
+    if (kind === "remove") return say(`A borne-off checker comes back when you add it to a point or the bar.`);
+    if (color !== own) return say(`${cap(own)}'s tray holds only ${cap(own)} checkers.`);
+    const sign = own === "white" ? 1 : -1;
+    const order = own === "white" ? [...Array(24).keys()] : [...Array(24).keys()].reverse();
+    const i = order.find((k) => Math.sign(P.points[k]) === sign);
+    if (i !== undefined) P.points[i] -= sign;
+    else if (P.bar[own]) P.bar[own] -= 1;
+    else return say(`No ${cap(own)} checker is left on the board.`);
+  } else if (cell === "bar") {
+    if (kind === "add") {
+      if (onBoard(color) >= 15) return refuse(color);
+      P.bar[color] += 1;
     } else {
-      if (onBoard(tool) >= 15) return refuse(tool);
-      P.bar[tool] += 1;
+      const c = color || (P.bar.white ? "white" : "black");
+      if (!P.bar[c]) return say(`No ${cap(c)} checker on the bar.`);
+      P.bar[c] -= 1;
     }
-  } else return;
+  } else {
+    const i = cell - 1, v = P.points[i];
+    if (kind === "add") {
+      const sign = color === "white" ? 1 : -1;
+      if (onBoard(color) >= 15) return refuse(color);
+      P.points[i] = Math.sign(v) === -sign ? sign : v + sign;
+    } else {
+      if (!v || (color && Math.sign(v) !== (color === "white" ? 1 : -1))) {
+        return say(`No ${color ? cap(color) + " " : ""}checker on point ${cell}.`);
+      }
+      P.points[i] = v - Math.sign(v);
+    }
+  }
+  $("#setup-status").textContent = `${cellLabel(cell)}.`;
   changed();
 }
 
+function say(text) {
+  $("#error").textContent = text;
+}
+
 function refuse(color) {
-  $("#error").textContent = `${color === "white" ? "White" : "Black"} already has 15 checkers on the board.`;
+  say(`${cap(color)} already has 15 checkers on the board.`);
 }
 
 function changed() {
@@ -203,6 +284,7 @@ function init() {
     });
   }
   $("#board").addEventListener("click", (ev) => edit(ev.target, false));
+  $("#board").addEventListener("keydown", onKey);
   $("#board").addEventListener("contextmenu", (ev) => { ev.preventDefault(); edit(ev.target, true); });
   $("#btn-start").addEventListener("click", () => { P.points = [...START]; P.bar = { white: 0, black: 0 }; changed(); });
   $("#btn-clear").addEventListener("click", () => {
