@@ -1,6 +1,6 @@
 """A small two-layer net's weights (w1, b1, w2, b2) as one .npz file, written atomically with
 the weights' SHA-256 and read back checked, so a damaged or hand-edited file is refused with
-one line instead of being played. The race nets keep their weights this way."""
+one line instead of being played. The race net (engine.race_dists) keeps its weights this way."""
 
 from __future__ import annotations
 
@@ -46,6 +46,8 @@ def read_weights(path: Path, label: str, check_header: Callable[[np.lib.npyio.Np
             check_header(data)
             weights = {k: np.ascontiguousarray(data[k], dtype=np.float32) for k in WEIGHTS}
             digest = str(data["digest"])
+    except CheckpointError:
+        raise  # check_header's own line, as it is
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
         raise CheckpointError(f"cannot read {label} {path}: {err}") from None
     if digest != weights_digest(weights):
