@@ -118,10 +118,12 @@ def test_file_round_trip_and_refusals(tmp_path: Path) -> None:
     kindless = tmp_path / "kindless.npz"   # a sound weights file without this net's kind
     save_weights(kindless, net.weights(), version=1)
     (tmp_path / "junk.npz").write_text("not a net")
-    for name, says in [("bad", "is damaged"), ("kindless", "is not a one-sided net of version 2"),
-                       ("junk", "cannot read race net"), ("missing", "cannot read race net")]:
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    for name, says in [("bad.npz", "is damaged"), ("kindless.npz", "is not a one-sided net of version 2"),
+                       ("junk.npz", "is not a weights file"), ("array.npy", "is not a weights file"),
+                       ("missing.npz", "does not exist")]:
         with pytest.raises(CheckpointError, match=says) as err:
-            RaceDistNet.load(tmp_path / f"{name}.npz")
+            RaceDistNet.load(tmp_path / name)
         assert "\n" not in str(err.value) and str(err.value).count("race net") == 1, str(err.value)
 
 
