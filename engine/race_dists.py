@@ -82,30 +82,29 @@ def in_zone(row):
 @kernel(nogil=True)
 def one_sided_inputs(row, mean_rolls, binom, x):
     """Write the ONE_INPUTS inputs of one side (its row of 25 counts) into x (module docstring)."""
-    on_board = 0
-    pips = 0
-    crossovers = 0
-    outside = 0
-    home_pips = 0
-    for i in range(24):
+    on_board = pips = crossovers = outside = home_pips = 0
+    to_home = rear = to_leave = left = 0
+    for i in range(25):  # the bar (24) is never held in a race, but the inputs stay defined
         n = row[i]
-        j = 4 * i
-        x[j] = 1.0 if n >= 1 else 0.0
-        x[j + 1] = 1.0 if n >= 2 else 0.0
-        x[j + 2] = 1.0 if n >= 3 else 0.0
-        x[j + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+        if i < 24:
+            j = 4 * i
+            x[j] = 1.0 if n >= 1 else 0.0
+            x[j + 1] = 1.0 if n >= 2 else 0.0
+            x[j + 2] = 1.0 if n >= 3 else 0.0
+            x[j + 3] = (n - 3) / 2.0 if n > 3 else 0.0
         on_board += n
         pips += n * (i + 1)
         crossovers += n * (i // 6)
+        if n > 0:
+            rear = i + 1
         if i >= 6:
             outside += n
+            to_home += n * (i - 5)
         else:
             home_pips += n * (i + 1)
-    n = row[24]  # never in a race, but the inputs stay defined
-    on_board += n
-    pips += 25 * n
-    crossovers += 4 * n
-    outside += n
+        if i >= ZONE:
+            to_leave += n * (i - ZONE + 1)
+            left += n
     rolls = mean_rolls[bearoff.bearoff_index(row, binom)]
     x[96] = (15 - on_board) / 15.0
     x[97] = pips / 100.0
@@ -113,19 +112,6 @@ def one_sided_inputs(row, mean_rolls, binom, x):
     x[99] = outside / 15.0
     x[100] = rolls / 10.0
     x[101] = (PIPS_PER_ROLL * rolls - home_pips) / 10.0
-    to_home = 0
-    rear = 0
-    to_leave = 0
-    left = 0
-    for i in range(25):
-        n = row[i]
-        if n > 0:
-            rear = i + 1
-            if i >= 6:
-                to_home += n * (i - 5)
-            if i >= ZONE:
-                to_leave += n * (i - ZONE + 1)
-                left += n
     x[102] = to_home / 50.0
     x[103] = rear / 24.0
     x[104] = to_leave / 20.0

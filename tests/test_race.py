@@ -11,7 +11,8 @@ from engine import race
 from engine.errors import CheckpointError
 from engine.evaluator import N_OUTPUTS
 from engine.position import Position
-from tests.test_race_dists import _board, _net
+from tests.test_features import _board
+from tests.test_race_dists import _net
 
 
 def test_routes_send_each_position_to_its_judge() -> None:

@@ -13,14 +13,7 @@ from engine.errors import CheckpointError
 from engine.movegen import generate
 from engine.netfile import save_weights
 from engine.race_dists import HEADS, ROLLS, RaceDistNet
-
-
-def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    board = np.zeros((2, 25), dtype=np.int8)
-    for side, points in enumerate((mine, theirs)):
-        for point, count in points.items():
-            board[side, point - 1] = count
-    return board
+from tests.test_features import _board
 
 
 def _net(hidden: int = 6, seed: int = 0, mean_bias: float = 0.0) -> RaceDistNet:
