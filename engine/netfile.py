@@ -1,6 +1,6 @@
 """A small two-layer net's weights (w1, b1, w2, b2) as one .npz file, written atomically with
 the weights' SHA-256 and read back checked, so a damaged or hand-edited file is refused with
-one line instead of being played. The race nets keep their weights this way."""
+one line instead of being played. The race net (engine.race_dists) keeps its weights this way."""
 
 from __future__ import annotations
 
@@ -40,12 +40,25 @@ def save_weights(path: Path, weights: dict[str, np.ndarray], **header: object) -
 def read_weights(path: Path, label: str, check_header: Callable[[np.lib.npyio.NpzFile], None]
                  ) -> dict[str, np.ndarray]:
     """The float32 weights of the file at `path`, after `check_header(data)` has accepted its
-    header keys; CheckpointError naming `label` when it is missing, unreadable or damaged."""
+    header keys (or raised its own CheckpointError); CheckpointError naming `label` when the
+    file is missing, not an .npz archive, unreadable or damaged."""
     try:
-        with np.load(path) as data:
+        data = np.load(path)
+    except FileNotFoundError:
+        raise CheckpointError(f"{label} {path} does not exist") from None
+    except OSError as err:
+        raise CheckpointError(f"cannot read {label} {path}: {err}") from None
+    except (ValueError, EOFError, zipfile.BadZipFile):
+        data = None  # neither .npz nor .npy: np.load took it for a pickle, or it is empty
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise CheckpointError(f"{label} {path} is not a weights file (an .npz archive)")
+    try:
+        with data:
             check_header(data)
             weights = {k: np.ascontiguousarray(data[k], dtype=np.float32) for k in WEIGHTS}
             digest = str(data["digest"])
+    except CheckpointError:
+        raise
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
         raise CheckpointError(f"cannot read {label} {path}: {err}") from None
     if digest != weights_digest(weights):

@@ -18,11 +18,20 @@ rolls first and wins ties of roll counts), as engine.bearoff.home_race_probabili
 does for the home boards: row 1 wins when its ALL_OFF count is at most row 0's, wins a
 gammon when it is at most row 0's FIRST_OFF count, a backgammon when at most its ZONE_OUT
 count; and the same for row 0 with strict inequality.
+
+A side's inputs (ONE_INPUTS): Tesauro's four units for each of the 24 points (1, 2, 3
+checkers and (n - 3) / 2 beyond), then checkers off / 15, pips / 100, crossovers
+(quadrant boundaries its checkers still have to cross) / 10, checkers outside home / 15,
+the expected rolls to bear off its home-board checkers alone (engine.bearoff) / 10 and
+their wastage (8.17 pips a roll times those rolls, minus their pips) / 10; then what sets
+the first checker off and the backgammon apart: pips still to travel to reach home / 50,
+the rearmost checker's point / 24, pips to leave the opponent's home board / 20 and
+checkers still there / 5.
 """
 
 from __future__ import annotations
 
-import zipfile
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,16 +42,23 @@ from engine.cache import kernel
 from engine.errors import CheckpointError
 from engine.evaluator import N_OUTPUTS
 from engine.netfile import read_weights, save_weights, weights_digest
-from engine.race import SIDE_INPUTS, means, side_inputs
 
 ROLLS = bearoff.MAX_ROLLS
 HEADS = 3  # ALL_OFF, FIRST_OFF, ZONE_OUT
 ALL_OFF, FIRST_OFF, ZONE_OUT = range(HEADS)
 ZONE = 18  # the opponent's home board: this side's points 19..24 (indices 18..23) and the bar
 MEAN_SCALE = 10.0  # the MEAN outputs are expected rolls / 10
-ONE_INPUTS = SIDE_INPUTS + 4  # engine.race's side inputs, then the four one_sided_inputs adds
+ONE_INPUTS = 24 * 4 + 10  # a side's inputs (module docstring)
+PIPS_PER_ROLL = 8.17  # the mean pips of a roll (49/6): wasted pips = rolls needed x this - pips
 KIND = "one-sided"
 VERSION = 2
+
+
+@functools.cache
+def home_mean_rolls() -> np.ndarray:
+    """(54264,) expected rolls to bear off each home-board position (engine.bearoff's table),
+    computed once per process."""
+    return bearoff.table() @ np.arange(bearoff.MAX_ROLLS, dtype=np.float64)
 
 
 @kernel(nogil=True)
@@ -65,30 +81,41 @@ def in_zone(row):
 
 @kernel(nogil=True)
 def one_sided_inputs(row, mean_rolls, binom, x):
-    """The net's ONE_INPUTS inputs of one side: engine.race's side inputs, then what sets the
-    first checker off and the backgammon apart: pips still to travel to reach home / 50,
-    the rearmost checker's point / 24, pips to leave the opponent's home board / 20, and
-    checkers still there / 5."""
-    for i in range(ONE_INPUTS):
-        x[i] = 0.0
-    side_inputs(row, mean_rolls, binom, x, 0)
-    to_home = 0
-    rear = 0
-    to_leave = 0
-    left = 0
-    for i in range(25):
+    """Write the ONE_INPUTS inputs of one side (its row of 25 counts) into x (module docstring)."""
+    on_board = pips = crossovers = outside = home_pips = 0
+    to_home = rear = to_leave = left = 0
+    for i in range(25):  # the bar (24) is never held in a race, but the inputs stay defined
         n = row[i]
+        if i < 24:
+            j = 4 * i
+            x[j] = 1.0 if n >= 1 else 0.0
+            x[j + 1] = 1.0 if n >= 2 else 0.0
+            x[j + 2] = 1.0 if n >= 3 else 0.0
+            x[j + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+        on_board += n
+        pips += n * (i + 1)
+        crossovers += n * (i // 6)
         if n > 0:
             rear = i + 1
-            if i >= 6:
-                to_home += n * (i - 5)
-            if i >= ZONE:
-                to_leave += n * (i - ZONE + 1)
-                left += n
-    x[SIDE_INPUTS] = to_home / 50.0
-    x[SIDE_INPUTS + 1] = rear / 24.0
-    x[SIDE_INPUTS + 2] = to_leave / 20.0
-    x[SIDE_INPUTS + 3] = left / 5.0
+        if i >= 6:
+            outside += n
+            to_home += n * (i - 5)
+        else:
+            home_pips += n * (i + 1)
+        if i >= ZONE:
+            to_leave += n * (i - ZONE + 1)
+            left += n
+    rolls = mean_rolls[bearoff.bearoff_index(row, binom)]
+    x[96] = (15 - on_board) / 15.0
+    x[97] = pips / 100.0
+    x[98] = crossovers / 10.0
+    x[99] = outside / 15.0
+    x[100] = rolls / 10.0
+    x[101] = (PIPS_PER_ROLL * rolls - home_pips) / 10.0
+    x[102] = to_home / 50.0
+    x[103] = rear / 24.0
+    x[104] = to_leave / 20.0
+    x[105] = left / 5.0
 
 
 @kernel(fastmath=True, nogil=True)
@@ -219,7 +246,7 @@ class RaceDistNet:
         """(n, 25) int8 side rows -> (n, HEADS, ROLLS) distributions (databases when home)."""
         rows = np.ascontiguousarray(rows, dtype=np.int8).reshape(-1, 25)
         out = np.empty((len(rows), HEADS, ROLLS))
-        _side_rows(rows, bearoff.table(), bearoff.gammon_table(), means(), bearoff.BINOM,
+        _side_rows(rows, bearoff.table(), bearoff.gammon_table(), home_mean_rolls(), bearoff.BINOM,
                    self.w1, self.b1, self.w2, self.b2, out)
         return out
 
@@ -227,7 +254,7 @@ class RaceDistNet:
         """The evaluator protocol for race afterstates (no contact), from row 0's view."""
         boards = np.ascontiguousarray(afterstates, dtype=np.int8).reshape(-1, 2, 25)
         out = np.zeros((len(boards), N_OUTPUTS))
-        race_probabilities(boards, bearoff.table(), bearoff.gammon_table(), means(), bearoff.BINOM,
+        race_probabilities(boards, bearoff.table(), bearoff.gammon_table(), home_mean_rolls(), bearoff.BINOM,
                            self.w1, self.b1, self.w2, self.b2, out)
         return out
 
@@ -246,7 +273,7 @@ class RaceDistNet:
         """The saved net; engine.errors.CheckpointError when missing, damaged or of another version."""
 
         def check_header(data) -> None:
-            if str(data["kind"]) != KIND or int(data["version"]) != VERSION:
+            if "kind" not in data.files or str(data["kind"]) != KIND or int(data["version"]) != VERSION:
                 raise CheckpointError(f"race net {path} is not a {KIND} net of version {VERSION}")
 
         net = cls(**read_weights(path, "race net", check_header))
@@ -263,19 +290,6 @@ def _side_rows(rows, dist, gammon, mean_rolls, binom, w1, b1, w2, b2, out):
         side_dists(rows[k], dist, gammon, mean_rolls, binom, w1, b1, w2, b2, x, hidden, out[k])
 
 
-def load_race_judge(path: Path):
-    """The race net saved at `path`, of either kind: a RaceDistNet (this module's, with a
-    `kind` key) or an engine.race.RaceNet; engine.errors.CheckpointError when unreadable."""
-    from engine.race import RaceNet
-
-    try:
-        with np.load(path) as data:
-            kind = str(data["kind"]) if "kind" in data.files else None
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
-        kind = None  # the loaders below say what is wrong
-    return RaceDistNet.load(path) if kind is not None else RaceNet.load(path)
-
-
 @kernel(nogil=True)
 def _encode(rows, mean_rolls, binom, out):
     for k in range(rows.shape[0]):
@@ -286,5 +300,5 @@ def encode(rows: np.ndarray) -> np.ndarray:
     """(n, 25) one side's rows -> (n, ONE_INPUTS) float32 inputs of the net."""
     rows = np.ascontiguousarray(rows, dtype=np.int8).reshape(-1, 25)
     out = np.zeros((len(rows), ONE_INPUTS), dtype=np.float32)
-    _encode(rows, means(), bearoff.BINOM, out)
+    _encode(rows, home_mean_rolls(), bearoff.BINOM, out)
     return out

@@ -40,9 +40,9 @@ def load_network(path: str | Path = DEFAULT_MODEL, race_net: Path | None = RACE_
     if race_net is None or (Path(race_net) == RACE_MODEL and not RACE_MODEL.exists()):
         return evaluator  # no race net shipped: the network plays races too
     from engine.race import WithRaceNet
-    from engine.race_dists import load_race_judge
+    from engine.race_dists import RaceDistNet
 
-    return WithRaceNet(evaluator, load_race_judge(Path(race_net)))
+    return WithRaceNet(evaluator, RaceDistNet.load(Path(race_net)))
 
 
 def load_evaluator(spec: str | None = None, race_net: Path | None = RACE_MODEL) -> Evaluator:

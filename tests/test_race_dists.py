@@ -1,4 +1,4 @@
-"""The one-sided race net: its odds, its file, its training recursion and its loader."""
+"""The one-sided race net: its inputs, its odds, its file and its training recursion."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import bearoff, race, race_dists
+from engine import bearoff, race_dists
 from engine.dice import ALL_ROLLS
 from engine.errors import CheckpointError
 from engine.movegen import generate
+from engine.netfile import save_weights
 from engine.race_dists import HEADS, ROLLS, RaceDistNet
-from tests.test_race import _board
+from tests.test_features import _board
 
 
 def _net(hidden: int = 6, seed: int = 0, mean_bias: float = 0.0) -> RaceDistNet:
@@ -22,6 +23,27 @@ def _net(hidden: int = 6, seed: int = 0, mean_bias: float = 0.0) -> RaceDistNet:
     return RaceDistNet(w1=rng.normal(0, 0.3, (race_dists.ONE_INPUTS, hidden)).astype(np.float32),
                        b1=np.zeros(hidden, np.float32),
                        w2=rng.normal(0, 0.3, (hidden, HEADS * ROLLS + HEADS)).astype(np.float32), b2=b2)
+
+
+def test_inputs_by_hand() -> None:
+    board = _board({13: 2, 6: 5, 1: 3}, {8: 4, 2: 1})
+    x = race_dists.encode(board[0])[0]
+    side = x[96:]
+    # 5 checkers off; 26 + 30 + 3 = 59 pips; the two on the 13-point cross two quadrants.
+    assert side[0] == pytest.approx(5 / 15) and side[1] == pytest.approx(0.59)
+    assert side[2] == pytest.approx(0.4) and side[3] == pytest.approx(2 / 15)
+    np.testing.assert_array_equal(x[4 * 12:4 * 12 + 4], [1, 1, 0, 0])   # two on the 13-point
+    np.testing.assert_array_equal(x[4 * 5:4 * 5 + 4], [1, 1, 1, 1])     # five on the 6-point
+    home = _board({6: 5, 1: 3}, {})
+    rolls = race_dists.home_mean_rolls()[bearoff.bearoff_index(home[0], bearoff.BINOM)]
+    assert side[4] == pytest.approx(rolls / 10, rel=1e-5)
+    assert side[5] == pytest.approx((race_dists.PIPS_PER_ROLL * rolls - 33) / 10, rel=1e-5)
+    # 2 x 7 pips to reach home; the rearmost on the 13-point; none in the opponent's home board.
+    np.testing.assert_allclose(side[6:], [14 / 50, 13 / 24, 0, 0], rtol=1e-6)
+    theirs = race_dists.encode(board[1])[0]
+    assert theirs[96] == pytest.approx(10 / 15) and theirs[97] == pytest.approx(0.34)
+    back = race_dists.encode(_board({20: 2, 6: 13}, {})[0])[0]
+    np.testing.assert_allclose(back[102:], [28 / 50, 20 / 24, 4 / 20, 2 / 5], rtol=1e-6)
 
 
 def test_both_home_matches_the_databases() -> None:
@@ -77,24 +99,25 @@ def test_recursion_targets_by_hand() -> None:
     assert got[race_dists.ZONE_OUT, 0] == 1.0
 
 
-def test_file_round_trip_damage_and_loader(tmp_path: Path) -> None:
+def test_file_round_trip_and_refusals(tmp_path: Path) -> None:
     net = _net()
     path = tmp_path / "race.npz"
     net.save(path)
-    again = race_dists.load_race_judge(path)
-    assert isinstance(again, RaceDistNet) and again.digest() == net.digest()
-    old = tmp_path / "old.npz"
-    race.RaceNet(w1=np.zeros((race.RACE_INPUTS, 2), np.float32), b1=np.zeros(2, np.float32),
-                 w2=np.zeros((2, 5), np.float32), b2=np.zeros(5, np.float32)).save(old)
-    assert isinstance(race_dists.load_race_judge(old), race.RaceNet)
+    assert RaceDistNet.load(path).digest() == net.digest()
     with np.load(path) as data:
         arrays = dict(data)
     arrays["b1"] = arrays["b1"] + 1
     np.savez(tmp_path / "bad.npz", **arrays)
-    with pytest.raises(CheckpointError):
-        race_dists.load_race_judge(tmp_path / "bad.npz")
-    with pytest.raises(CheckpointError):
-        race_dists.load_race_judge(tmp_path / "missing.npz")
+    kindless = tmp_path / "kindless.npz"   # a sound weights file without this net's kind
+    save_weights(kindless, net.weights(), version=1)
+    (tmp_path / "junk.npz").write_text("not a net")
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    for name, says in [("bad.npz", "is damaged"), ("kindless.npz", "is not a one-sided net of version 2"),
+                       ("junk.npz", "is not a weights file"), ("array.npy", "is not a weights file"),
+                       ("missing.npz", "does not exist")]:
+        with pytest.raises(CheckpointError, match=says) as err:
+            RaceDistNet.load(tmp_path / name)
+        assert "\n" not in str(err.value) and str(err.value).count("race net") == 1, str(err.value)
 
 
 def test_a_tiny_net_trains_and_plays(tmp_path: Path) -> None:

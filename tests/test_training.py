@@ -127,14 +127,11 @@ def test_shipped_configs_load() -> None:
     assert load_config(ROOT / "configs" / "default.toml").features
     assert not load_config(ROOT / "configs" / "tesauro.toml").features
     assert load_config(ROOT / "configs" / "smoke.toml").workers == 1
-    from training.race import load_race_config
     from training.recipe_config import load_recipe
 
     for path in sorted((ROOT / "configs").glob("*.toml")):   # every config the docs quote still loads
         if path.name.startswith("recipe"):
             assert load_recipe(path).members, path.name
-        elif path.name.startswith("race"):
-            load_race_config(path)
         else:
             assert load_config(path).games > 0, path.name
 

@@ -26,9 +26,8 @@ from engine import bearoff
 from engine.cache import kernel
 from engine.dice import ALL_ROLLS
 from engine.movegen import _ZOBRIST, MAX_PLAYS, generate, generate_into
-from engine.race import means
 from engine.race_dists import (ALL_OFF, FIRST_OFF, HEADS, MEAN_SCALE, ONE_INPUTS, ROLLS, ZONE_OUT, RaceDistNet, encode,
-                               in_zone, is_home, net_means, side_dists)
+                               home_mean_rolls, in_zone, is_home, net_means, side_dists)
 
 OPENING = {23: 2, 12: 5, 7: 3, 5: 5}
 # The loss also weighs the squared error of each cumulative distribution: the odds of
@@ -123,8 +122,8 @@ def targets(rows: np.ndarray, net: RaceDistNet) -> np.ndarray:
     out = np.zeros((len(rows), HEADS, ROLLS))
     steps = np.arange(ROLLS, dtype=np.float64)
     home_means = np.stack([bearoff.table() @ steps, bearoff.gammon_table() @ steps])
-    _targets(np.ascontiguousarray(rows, dtype=np.int8), rolls, bearoff.table(), bearoff.gammon_table(), home_means, means(),
-             bearoff.BINOM, net.w1, net.b1, net.w2, net.b2, _ZOBRIST, out)
+    _targets(np.ascontiguousarray(rows, dtype=np.int8), rolls, bearoff.table(), bearoff.gammon_table(), home_means,
+             home_mean_rolls(), bearoff.BINOM, net.w1, net.b1, net.w2, net.b2, _ZOBRIST, out)
     return out.astype(np.float32)
 
 
