@@ -178,9 +178,11 @@ def diagnose(data_dir: Path, procs: int, model: str | None = None) -> dict:
             acted = _acted(g)
             judges["gnubg 0-ply"].append(cube_error(*g0, g["kind"], acted))
             judges["gnubg 1-ply"].append(cube_error(*g1, g["kind"], acted))
+            # An answer is graded with the double it answers (the doubler's position and cube).
+            answer = ("take" if acted else "drop") if g["kind"] == "take" else None
+            doubled = answer is not None or acted
             roller, taker = grade_cube(Position.from_id(state["position"]).board, _cube_info(state), table, 2,
-                                       g["kind"] == "take" or acted, ("take" if acted else "drop")
-                                       if g["kind"] == "take" else None)
+                                       doubled, answer)
             judges["ours, gnubg's net"].append((taker if g["kind"] == "take" else roller)["error"])
             judges["ours"].append(m["error"])
             nd, dt = (o["equity"] for o in roller["options"][:2])
