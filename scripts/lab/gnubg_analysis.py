@@ -151,7 +151,8 @@ CUBE_KINDS = ("cube", "take")
 """The roller's double / no double and the answer: together, the cube table."""
 
 
-def _key(d: dict) -> tuple:
+def decision_key(d: dict) -> tuple:
+    """How a decision is matched between gnubg's verdicts and ours: game, kind, position, dice."""
     return d["game"], d["kind"], d["position"], tuple(d["dice"]) if d["dice"] else None
 
 
@@ -160,11 +161,11 @@ def agreement(ours: list[dict], gnubg: dict) -> dict:
     plays and for cube decisions (the roller's and the answer): how many matched, the Spearman
     rank correlation of the errors, gnubg's errors >= BIG_ERROR and how many of them we mark,
     and each player's total error over the matched decisions, gnubg's and ours."""
-    mine = {_key(d): d for d in ours if d["kind"] in ("checker",) + CUBE_KINDS and not d["forced"]}
+    mine = {decision_key(d): d for d in ours if d["kind"] in ("checker",) + CUBE_KINDS and not d["forced"]}
     out = {}
     for table, kinds in (("checker", ("checker",)), ("cube", CUBE_KINDS)):
         theirs = [g for g in gnubg["decisions"] if g["kind"] in kinds]
-        pairs = [(g, mine[_key(g)]) for g in theirs if _key(g) in mine]
+        pairs = [(g, mine[decision_key(g)]) for g in theirs if decision_key(g) in mine]
         if not pairs:
             continue
         errors = np.array([[g["error"], m["error"]] for g, m in pairs])
