@@ -6,11 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.test_web_browser import (  # noqa: F401  (fixtures)
-    browser, click_turn_on_board, ctx, press, serve, start, state)
+    browser, click_turn_on_board, ctx, press, serve_seeded, start, state)
 from tests.test_web_ui import AXE
 
-from scripts.webapp.game import SequenceDice  # noqa: E402
-from scripts.webapp.server import create_app  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -19,9 +17,7 @@ pytestmark = pytest.mark.browser
 def url():
     from models.loader import load_evaluator
 
-    seeds = iter(range(500, 10_000))
-    app = create_app(load_evaluator("pubeval"), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=8)
-    yield from serve(app)
+    yield from serve_seeded(load_evaluator("pubeval"), 500, 8)
 
 
 def moves_played(st) -> list[str]:

@@ -7,6 +7,7 @@ seeded dice, so a complete game stays short and reproducible.
 
 from __future__ import annotations
 
+import itertools
 import socket
 import threading
 import time
@@ -50,12 +51,17 @@ def serve(app):
     thread.join(timeout=10)
 
 
+def serve_seeded(evaluator, first_dice: int, seed: int, **options):
+    """serve() the web app with `evaluator`, its games dealt SequenceDice seeded first_dice,
+    first_dice + 1, ... in the order they start, so every test's games are reproducible."""
+    dice_seeds = itertools.count(first_dice)
+    yield from serve(create_app(evaluator, dice_factory=lambda: SequenceDice(seed=next(dice_seeds)),
+                                seed=seed, **options))
+
+
 @pytest.fixture(scope="module")
 def server():
-    seeds = iter(range(100, 10_000))
-    app = create_app(RandomEvaluator(1), dice_factory=lambda: SequenceDice(seed=next(seeds)),
-                     disconnect_timeout=120.0, seed=1)
-    yield from serve(app)
+    yield from serve_seeded(RandomEvaluator(1), 100, 1, disconnect_timeout=120.0)
 
 
 class EvenEvaluator:
@@ -74,8 +80,7 @@ class EvenEvaluator:
 
 @pytest.fixture(scope="module")
 def even_server():
-    seeds = iter(range(500, 10_000))
-    yield from serve(create_app(EvenEvaluator(), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=2))
+    yield from serve_seeded(EvenEvaluator(), 500, 2)
 
 
 @pytest.fixture(scope="module")

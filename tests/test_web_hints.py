@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_web_browser import browser, ctx, serve, start, state, version, wait_newer  # noqa: F401  (fixtures)
+from tests.test_web_browser import browser, ctx, serve_seeded, start, state, version, wait_newer  # noqa: F401  (fixtures)
 
 from engine.evaluator import RandomEvaluator  # noqa: E402
-from scripts.webapp.game import SequenceDice  # noqa: E402
-from scripts.webapp.server import create_app  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def url():
-    seeds = iter(range(1200, 10_000))
-    yield from serve(create_app(RandomEvaluator(5), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=5))
+    yield from serve_seeded(RandomEvaluator(5), 1200, 5)
 
 
 def consent(pg, allow: bool) -> None:

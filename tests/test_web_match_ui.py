@@ -8,11 +8,9 @@ from __future__ import annotations
 import pytest
 
 from tests.test_web_browser import (  # noqa: F401  (fixtures)
-    EvenEvaluator, browser, click_turn_on_board, ctx, press, serve, start, state, version,
+    EvenEvaluator, browser, click_turn_on_board, ctx, press, serve_seeded, start, state, version,
     wait_newer)
 
-from scripts.webapp.game import SequenceDice  # noqa: E402
-from scripts.webapp.server import create_app  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -21,15 +19,12 @@ pytestmark = pytest.mark.browser
 def url():
     from models.loader import load_evaluator
 
-    seeds = iter(range(300, 10_000))
-    app = create_app(load_evaluator("pubeval"), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=4)
-    yield from serve(app)
+    yield from serve_seeded(load_evaluator("pubeval"), 300, 4)
 
 
 @pytest.fixture(scope="module")
 def even_url():
-    seeds = iter(range(700, 10_000))
-    yield from serve(create_app(EvenEvaluator(), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=6))
+    yield from serve_seeded(EvenEvaluator(), 700, 6)
 
 
 def resign(pg, which: str) -> None:
@@ -202,9 +197,7 @@ class FavouriteEvaluator:
 
 @pytest.mark.slow
 def test_a_three_point_match_against_the_computer_with_its_match_cube(ctx):
-    seeds = iter(range(40, 10_000))
-    app = create_app(FavouriteEvaluator(), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=8)
-    for url in serve(app):
+    for url in serve_seeded(FavouriteEvaluator(), 40, 8):
         pg = ctx.new_page()
         pg.goto(url + "/")
         pg.get_by_label("Match").select_option("3")

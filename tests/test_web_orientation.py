@@ -7,19 +7,16 @@ from __future__ import annotations
 import pytest
 
 from tests.test_web_browser import (  # noqa: F401  (fixtures)
-    browser, click_turn_on_board, ctx, serve, start, state, version, wait_newer)
+    browser, click_turn_on_board, ctx, serve_seeded, start, state, version, wait_newer)
 
 from engine.evaluator import RandomEvaluator  # noqa: E402
-from scripts.webapp.game import SequenceDice  # noqa: E402
-from scripts.webapp.server import create_app  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def url():
-    seeds = iter(range(1500, 10_000))
-    yield from serve(create_app(RandomEvaluator(6), dice_factory=lambda: SequenceDice(seed=next(seeds)), seed=6))
+    yield from serve_seeded(RandomEvaluator(6), 1500, 6)
 
 
 def home_bottom_right(pg, color: str) -> bool:
