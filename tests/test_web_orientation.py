@@ -23,9 +23,13 @@ def home_bottom_right(pg, color: str) -> bool:
     """Whether `color`'s 1-point (White's point 1, or 24 in White's numbering for Black) is drawn
     in the bottom right quarter of the board, numbered 1 from that side."""
     abs_ = 1 if color == "white" else 24
-    board = pg.locator("#board").bounding_box()
-    one = pg.locator(f'polygon[data-abs="{abs_}"]').bounding_box()
-    return one["y"] > board["y"] + board["height"] / 2 and one["x"] > board["x"] + board["width"] * 0.6
+    point = f'#board polygon[data-abs="{abs_}"]'
+    pg.locator(point).wait_for(state="visible")   # the board shows a moment after the state arrives
+    return pg.evaluate("""(point) => {              // both boxes in one task: no redraw between them
+        const board = document.querySelector('#board').getBoundingClientRect();
+        const one = document.querySelector(point).getBoundingClientRect();
+        return one.y > board.y + board.height / 2 && one.x > board.x + board.width * 0.6;
+    }""", point)
 
 
 def numbered_from(pg) -> int:
