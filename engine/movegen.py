@@ -12,6 +12,8 @@ Boards follow engine.position: int8 (2, 25), row 0 the side on roll. A step is
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from engine.cache import kernel
@@ -171,17 +173,16 @@ class PlayBuffers:
         self.hashes = np.empty(capacity, dtype=np.int64)
 
 
-_DEFAULT_BUFFERS: PlayBuffers | None = None
+_THREAD_BUFFERS = threading.local()   # each thread's default PlayBuffers, made on first use
 
 
 def generate(board: np.ndarray, d1: int, d2: int,
              buffers: PlayBuffers | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(afterstates (n, 2, 25), steps (n, 4, 2)) for a board and roll, copies safe to keep."""
-    global _DEFAULT_BUFFERS
     if buffers is None:
-        if _DEFAULT_BUFFERS is None:
-            _DEFAULT_BUFFERS = PlayBuffers()
-        buffers = _DEFAULT_BUFFERS
+        buffers = getattr(_THREAD_BUFFERS, "plays", None)
+        if buffers is None:
+            buffers = _THREAD_BUFFERS.plays = PlayBuffers()
     n = generate_into(np.ascontiguousarray(board, dtype=np.int8), d1, d2,
                       buffers.boards, buffers.steps, buffers.hashes, _ZOBRIST)
     return buffers.boards[:n].copy(), buffers.steps[:n].copy()

@@ -24,6 +24,7 @@ Edge cases, thought through once here:
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,8 +145,9 @@ def best_in_groups(values, group_start):
     return best
 
 
-class _Scratch:
-    """Reusable buffers for _expand (grown on demand)."""
+class _Scratch(threading.local):
+    """Reusable buffers for _expand (grown on demand), one set a thread: the web server
+    searches in a thread pool, and one search must never read another's afterstates."""
 
     def __init__(self) -> None:
         self.plays = PlayBuffers(MAX_PLAYS)
@@ -156,8 +158,8 @@ _SCRATCH = _Scratch()
 
 
 def _expanded(boards: np.ndarray, roll_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(afterstates, group_start) of _expand; afterstates is a view of the scratch buffer,
-    valid until the next call."""
+    """(afterstates, group_start) of _expand; afterstates is a view of this thread's scratch
+    buffer, valid until its next call."""
     group_start = np.empty(roll_rows.size + 1, dtype=np.int64)
     scratch = _SCRATCH
     while True:

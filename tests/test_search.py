@@ -267,3 +267,27 @@ def test_bad_ply():
         rank_plays(Position.start().board, (3, 1), ToyEvaluator(), ply=4)
     with pytest.raises(ValueError):
         evaluate_position(Position.start().board, ToyEvaluator(), ply=0)
+
+
+def test_searches_in_threads_give_the_serial_values(oracle_cases):
+    """The web server runs searches in a thread pool: one search's afterstates must never be
+    another's (each thread expands plays into buffers of its own)."""
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    ev = ToyEvaluator()
+    sets = [np.stack([c[0] for c in oracle_cases[k::4][:12]]) for k in range(4)]
+    want = [roll_average(boards, ev) for boards in sets]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)   # switch threads as often as the interpreter can
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            for _ in range(10):
+                got = list(pool.map(lambda boards: roll_average(boards, ev), sets))
+                for g, w in zip(got, want):
+                    np.testing.assert_array_equal(g, w)
+                plays = list(pool.map(lambda case: generate(*case[:1], *case[1])[0], oracle_cases))
+                for (board, dice), afters in zip(oracle_cases, plays):
+                    np.testing.assert_array_equal(afters, generate(board, *dice)[0])
+    finally:
+        sys.setswitchinterval(interval)
