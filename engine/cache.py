@@ -107,6 +107,13 @@ def _cache_dir_for(func: Callable) -> Path | None:
     return _prepared[dirs]
 
 
+# numba's fastmath without 'arcp' and 'afn': those let LLVM divide by an approximate
+# reciprocal (rcpps, vrcp14ps), whose bits differ from one CPU model to another, so the
+# same checkpoint gave values a last bit apart on different hosts and resumed runs did
+# not repeat their data. Exact division costs a few percent of an evaluation.
+FAST_MATH = {"nnan", "ninf", "nsz", "contract", "reassoc"}  # a set: what numba takes
+
+
 def kernel(func: Callable | None = None, /, **options) -> Callable:
     """`numba.njit(cache=True, **options)`, cached under the directory keyed on its sources.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.cache import kernel
+from engine.cache import FAST_MATH, kernel
 
 REFRESH = 16  # boards between from-scratch accumulators, so rounding never drifts
 
@@ -23,7 +23,7 @@ _LN2_LO = np.float32(1.428606765330187e-06)
 
 # error_model="numpy": without it numba guards every float division against zero, and a
 # guarded loop does not vectorise (the hidden sigmoid ran 4 times slower).
-@kernel(fastmath=True, nogil=True, error_model="numpy", inline="always")
+@kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy", inline="always")
 def sigmoid_into(x, out, mantissa, exponent):
     """out = 1 / (1 + exp(-x)): exp by 2^k * p(r), p of degree 6 (relative error < 4e-7)."""
     one = np.float32(1.0)
@@ -41,7 +41,7 @@ def sigmoid_into(x, out, mantissa, exponent):
         out[h] = one / (one + mantissa[h])
 
 
-@kernel(fastmath=True, nogil=True, error_model="numpy", inline="always")
+@kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy", inline="always")
 def add_rows(acc, w1, rows, scales, count):
     """acc += sum over j < count of scales[j] * w1[rows[j]], four rows a pass so acc is
     loaded and stored a quarter as often."""
@@ -61,7 +61,7 @@ def add_rows(acc, w1, rows, scales, count):
         j += 1
 
 
-@kernel(fastmath=True, nogil=True, error_model="numpy", inline="always")
+@kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy", inline="always")
 def sum_rows(x, acc, w1, b1, rows, scales):
     """acc = b1 + x . w1 from scratch, by the rows of x's nonzero inputs (play's whole first
     layer; a refresh of the carried one). rows and scales are work space of at least len(x)."""
@@ -75,7 +75,7 @@ def sum_rows(x, acc, w1, b1, rows, scales):
     add_rows(acc, w1, rows, scales, count)
 
 
-@kernel(fastmath=True, nogil=True, error_model="numpy", inline="always")
+@kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy", inline="always")
 def carry_accumulator(x, previous, acc, w1, b1, rows, scales, since):
     """Bring acc = b1 + x . w1 from the inputs `previous` to x (then previous = x) by the rows
     of the inputs that changed, or from scratch when `since` (boards since the last

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import bearoff
-from engine.cache import kernel
+from engine.cache import FAST_MATH, kernel
 from engine.errors import CheckpointError
 from engine.evaluator import N_OUTPUTS
 from engine.netfile import read_weights, save_weights, weights_digest
@@ -118,7 +118,7 @@ def one_sided_inputs(row, mean_rolls, binom, x):
     x[105] = left / 5.0
 
 
-@kernel(fastmath=True, nogil=True)
+@kernel(fastmath=FAST_MATH, nogil=True)
 def net_hidden(row, mean_rolls, binom, w1, b1, x, hidden):
     """The hidden layer of one side's row into `hidden`."""
     one_sided_inputs(row, mean_rolls, binom, x)
@@ -132,7 +132,7 @@ def net_hidden(row, mean_rolls, binom, w1, b1, x, hidden):
         hidden[h] = 1.0 / (1.0 + np.exp(-hidden[h]))
 
 
-@kernel(fastmath=True, nogil=True)
+@kernel(fastmath=FAST_MATH, nogil=True)
 def net_means(row, mean_rolls, binom, w1, b1, w2, b2, x, hidden, out):
     """The net's expected rolls of each count (its linear MEAN outputs, in rolls) into out (HEADS,)."""
     net_hidden(row, mean_rolls, binom, w1, b1, x, hidden)
@@ -143,7 +143,7 @@ def net_means(row, mean_rolls, binom, w1, b1, w2, b2, x, hidden, out):
         out[head] = MEAN_SCALE * z
 
 
-@kernel(fastmath=True, nogil=True)
+@kernel(fastmath=FAST_MATH, nogil=True)
 def net_dists(row, mean_rolls, binom, w1, b1, w2, b2, x, hidden, out):
     """The net's three distributions of one side (not all home) into out (HEADS, ROLLS)."""
     net_hidden(row, mean_rolls, binom, w1, b1, x, hidden)

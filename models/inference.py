@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import bearoff
-from engine.cache import cache_root, kernel, kernels_compiled
+from engine.cache import FAST_MATH, cache_root, kernel, kernels_compiled
 from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode
 from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
 from engine.features import write_features
@@ -38,7 +38,7 @@ from engine.layers import sigmoid_into, sum_rows
 
 INFERENCE_VERSION = 1  # bump when the .npz layout changes
 
-@kernel(fastmath=True, nogil=True, error_model="numpy")
+@kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy")
 def _forward(boards, w1, b1, w2t, b2, out):
     """(n, 2, 25) afterstates -> out (n, 5): the members' mean of sigmoid(w2 . sigmoid(w1 . x + b1) + b2)."""
     members, n_hidden = w2t.shape[0], w2t.shape[2]

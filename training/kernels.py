@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.cache import kernel
+from engine.cache import FAST_MATH, kernel
 
 from engine.bearoff import BINOM, MAX_ROLLS, exact_race, race_win_probability, table
 from engine.encoder import MAX_ACTIVE, N_INPUTS, _fill, encode_sparse, encode_sparse_features
@@ -96,7 +96,7 @@ def swap_sides(board):
 
 
 # -------------------------------------------------------------------------- network
-@kernel(nogil=True, fastmath=True)
+@kernel(nogil=True, fastmath=FAST_MATH)
 def forward_sparse(net, enc, n_active):
     """Hidden activations and the 5 outputs of one encoded afterstate, into enc.hidden, enc.y."""
     w1, b1, w2, b2 = net
@@ -276,7 +276,7 @@ def terminal_value(board, dist, binom, out):
         out[0] = race_win_probability(board, dist, binom)
 
 
-@kernel(nogil=True, fastmath=True, error_model="numpy")
+@kernel(nogil=True, fastmath=FAST_MATH, error_model="numpy")
 def _score_dense(net, x, previous, acc, work, since):
     """The outputs of the inputs x into work's y and its hidden layer into work's hidden, the
     first layer's accumulator acc carried from the inputs `previous` (engine.layers);
@@ -365,7 +365,7 @@ def choose_net(net, board, d1, d2, epsilon, rng, moves, end):
 
 
 # ----------------------------------------------------------------------- TD(lambda)
-@kernel(nogil=True, fastmath=True)
+@kernel(nogil=True, fastmath=FAST_MATH)
 def apply_td_and_decay(net, td, delta, alpha, lam):
     """w += alpha * sum_k delta_k e_k, then every trace decays by lambda (one fused pass).
 
@@ -401,7 +401,7 @@ def apply_td_and_decay(net, td, delta, alpha, lam):
             e_b2[k, m] *= lam
 
 
-@kernel(nogil=True, fastmath=True)
+@kernel(nogil=True, fastmath=FAST_MATH)
 def add_gradient(w2, td, enc, n_active, flipped):
     """Add the gradient of enc's fixed-view prediction to the traces (sparse inputs).
 
