@@ -173,16 +173,23 @@ class PlayBuffers:
         self.hashes = np.empty(capacity, dtype=np.int64)
 
 
-_THREAD_BUFFERS = threading.local()   # each thread's default PlayBuffers, made on first use
+_THREAD_BUFFERS = threading.local()
+
+
+def thread_play_buffers() -> PlayBuffers:
+    """This thread's own PlayBuffers, made on first use: searches run in thread pools (the
+    web server), and one thread's plays must never land in another's buffers."""
+    buffers = getattr(_THREAD_BUFFERS, "plays", None)
+    if buffers is None:
+        buffers = _THREAD_BUFFERS.plays = PlayBuffers()
+    return buffers
 
 
 def generate(board: np.ndarray, d1: int, d2: int,
              buffers: PlayBuffers | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(afterstates (n, 2, 25), steps (n, 4, 2)) for a board and roll, copies safe to keep."""
     if buffers is None:
-        buffers = getattr(_THREAD_BUFFERS, "plays", None)
-        if buffers is None:
-            buffers = _THREAD_BUFFERS.plays = PlayBuffers()
+        buffers = thread_play_buffers()
     n = generate_into(np.ascontiguousarray(board, dtype=np.int8), d1, d2,
                       buffers.boards, buffers.steps, buffers.hashes, _ZOBRIST)
     return buffers.boards[:n].copy(), buffers.steps[:n].copy()

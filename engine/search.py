@@ -32,7 +32,7 @@ from engine.cache import kernel
 
 from engine.dice import ALL_ROLLS
 from engine.evaluator import N_OUTPUTS, Evaluator, equity, flip, result_probs
-from engine.movegen import _ZOBRIST, MAX_PLAYS, PlayBuffers, generate, generate_into
+from engine.movegen import _ZOBRIST, generate, generate_into, thread_play_buffers
 from engine.position import game_result, game_results, is_race, race_flags
 
 
@@ -146,11 +146,10 @@ def best_in_groups(values, group_start):
 
 
 class _Scratch(threading.local):
-    """Reusable buffers for _expand (grown on demand), one set a thread: the web server
-    searches in a thread pool, and one search must never read another's afterstates."""
+    """_expand's output buffer (grown on demand), one a thread: the web server searches in a
+    thread pool, and one search must never read another's afterstates."""
 
     def __init__(self) -> None:
-        self.plays = PlayBuffers(MAX_PLAYS)
         self.out = np.empty((1 << 14, 2, 25), dtype=np.int8)
 
 
@@ -161,10 +160,10 @@ def _expanded(boards: np.ndarray, roll_rows: np.ndarray) -> tuple[np.ndarray, np
     """(afterstates, group_start) of _expand; afterstates is a view of this thread's scratch
     buffer, valid until its next call."""
     group_start = np.empty(roll_rows.size + 1, dtype=np.int64)
-    scratch = _SCRATCH
+    scratch, plays = _SCRATCH, thread_play_buffers()
     while True:
-        total = _expand(boards, ROLLS, roll_rows, scratch.out, group_start, scratch.plays.boards,
-                        scratch.plays.steps, scratch.plays.hashes, _ZOBRIST)
+        total = _expand(boards, ROLLS, roll_rows, scratch.out, group_start, plays.boards,
+                        plays.steps, plays.hashes, _ZOBRIST)
         if total <= len(scratch.out):
             return scratch.out[:total], group_start
         scratch.out = np.empty((max(total, 2 * len(scratch.out)), 2, 25), dtype=np.int8)

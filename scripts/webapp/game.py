@@ -637,7 +637,8 @@ class Game:
     def hint_request(self, token: str | None) -> tuple[np.ndarray, tuple[int, int], int, CubeInfo | None]:
         """The mover's board at the start of this turn, the dice, the ply for a hint (the
         computer's level's ply; 1 in hot-seat) and, in a match, the cube and score from the
-        mover's view (None in money play). Refused in friend games and off one's own move."""
+        mover's view (None in money play). Refused off one's own move, and in a friend game
+        unless both players allow hints."""
         with self.lock:
             side = self._require_turn(token, "move")
             if not self.hints_on():
