@@ -108,9 +108,9 @@ def _cache_dir_for(func: Callable) -> Path | None:
 
 
 # numba's fastmath without 'arcp' and 'afn': those let LLVM divide by an approximate
-# reciprocal (rcpps, vrcp14ps), whose bits differ from one CPU model to another, so the
-# same checkpoint gave values a last bit apart on different hosts and resumed runs did
-# not repeat their data. Exact division costs a few percent of an evaluation.
+# reciprocal (rcpps, vrcp14ps), whose bits are the CPU model's own, so a checkpoint's values
+# could differ in the last bit from host to host (the likely cause of resumed recipes that
+# rarely wrote other data than an uninterrupted run). Exact division: bench eval unchanged.
 FAST_MATH = {"nnan", "ninf", "nsz", "contract", "reassoc"}  # a set: what numba takes
 
 

@@ -1,6 +1,7 @@
-"""A small two-layer net's weights (w1, b1, w2, b2) as one .npz file, written atomically with
-the weights' SHA-256 and read back checked, so a damaged or hand-edited file is refused with
-one line instead of being played. The race net (engine.race_dists) keeps its weights this way."""
+"""A small net's named weight arrays as one .npz file, written atomically with the weights'
+SHA-256 and read back checked, so a damaged or hand-edited file is refused instead of being
+played. The race net (engine.race_dists) and the play net's torch-free copy
+(models.inference) keep their weights this way."""
 
 from __future__ import annotations
 
@@ -14,14 +15,13 @@ import numpy as np
 
 from engine.errors import CheckpointError
 
-WEIGHTS = ("w1", "b1", "w2", "b2")
+WEIGHTS = ("w1", "b1", "w2", "b2")  # a two-layer net's arrays, as read_weights reads them
 
 
 def weights_digest(weights: dict[str, np.ndarray]) -> str:
-    """SHA-256 over each weight array's shape and float32 bytes, in WEIGHTS order."""
+    """SHA-256 over each weight array's shape and float32 bytes, in the dict's order."""
     sha = hashlib.sha256()
-    for name in WEIGHTS:
-        array = weights[name]
+    for array in weights.values():
         sha.update(str(array.shape).encode())
         sha.update(np.ascontiguousarray(array, dtype=np.float32).tobytes())
     return sha.hexdigest()
@@ -33,7 +33,7 @@ def save_weights(path: Path, weights: dict[str, np.ndarray], **header: object) -
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as fh:
-        np.savez(fh, **header, digest=weights_digest(weights), **{k: weights[k] for k in WEIGHTS})
+        np.savez(fh, **header, digest=weights_digest(weights), **weights)
     os.replace(tmp, path)
 
 

@@ -22,7 +22,6 @@ it came from, so a command can load it without importing torch.
 from __future__ import annotations
 
 import hashlib
-import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode
 from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
 from engine.features import write_features
 from engine.layers import sigmoid_into, sum_rows
+from engine.netfile import save_weights, weights_digest
 
 INFERENCE_VERSION = 1  # bump when the .npz layout changes
 
@@ -122,22 +122,16 @@ class InferenceNet:
         z = np.einsum("nmh,moh->nmo", hidden, self.w2t) + self.b2
         return (1.0 / (1.0 + np.exp(-z))).mean(axis=1).astype(np.float32)
 
+    def weights(self) -> dict[str, np.ndarray]:
+        return {"w1": self.w1, "b1": self.b1, "w2t": self.w2t, "b2": self.b2}
+
     def digest(self) -> str:
         """SHA-256 of the weights, stored beside them so a damaged copy is never played."""
-        sha = hashlib.sha256()
-        for array in (self.w1, self.b1, self.w2t, self.b2):
-            sha.update(str(array.shape).encode())
-            sha.update(np.ascontiguousarray(array, dtype=np.float32).tobytes())
-        return sha.hexdigest()
+        return weights_digest(self.weights())
 
     def save(self, path: Path) -> None:
-        """Atomically, as .npz with the weights' digest."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            np.savez(fh, version=INFERENCE_VERSION, digest=self.digest(),
-                     w1=self.w1, b1=self.b1, w2t=self.w2t, b2=self.b2)
-        os.replace(tmp, path)
+        """Atomically, as .npz with the weights' digest (engine.netfile)."""
+        save_weights(path, self.weights(), version=INFERENCE_VERSION)
 
     @classmethod
     def load(cls, path: Path) -> InferenceNet | None:
