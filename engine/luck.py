@@ -23,7 +23,7 @@ import numpy as np
 from engine.evaluator import Evaluator, equity
 from engine.position import race_flags
 from engine.search import (ROLL_WEIGHTS, ROLLS, MoveFilter, afterstate_values, best_in_groups, check_ply,
-                           evaluate_afterstates, expand)
+                           expand, screened_values)
 
 N_ROLLS = len(ROLLS)
 _INDEX = {(int(a), int(b)): k for k, (a, b) in enumerate(ROLLS)}
@@ -56,8 +56,7 @@ def best_afterstates(boards: np.ndarray, evaluator: Evaluator, ply: int = 1,
     race = None
     if getattr(evaluator, "accepts_pre_move_race", False):
         race = np.repeat(np.repeat(race_flags(boards), n_cols), np.diff(group_start))
-    probs = evaluate_afterstates(evaluator, after, race)
-    eqs = equity(probs)
+    probs, eqs = screened_values(evaluator, after, group_start, race)
     if ply > 1:
         cand = _candidates(eqs, group_start, filter)
         deep = afterstate_values(after[cand], evaluator, ply, None if race is None else race[cand], filter)

@@ -23,11 +23,19 @@ EVALUATORS: dict[str, Callable[[EvaluatorSpec], Evaluator]] = {
 }
 
 
-def load_network(path: str | Path = DEFAULT_MODEL, race_net: Path | None = RACE_MODEL) -> Evaluator:
+def screen_path(checkpoint: Path) -> Path:
+    """Where a checkpoint's screen lives: beside it, `NAME.screen.pt` for `NAME.pt`."""
+    return checkpoint.with_name(f"{checkpoint.stem}.screen.pt")
+
+
+def load_network(path: str | Path = DEFAULT_MODEL, race_net: Path | None = RACE_MODEL,
+                 screen: bool = True) -> Evaluator:
     """The network (or ensemble) of a checkpoint as an evaluator; CheckpointError if missing or corrupt.
 
     Races go to the race net at `race_net` (engine.race.WithRaceNet) when that file exists;
     None plays the checkpoint's own net everywhere. Both sides home: the bear-off databases.
+    With `screen`, the small net fitted to this one (screen_path) screens the plays whose
+    best only matters (engine.search.screened_values) when that file exists.
     """
     from models.inference import NetworkEvaluator, load_inference_net
 
@@ -37,12 +45,16 @@ def load_network(path: str | Path = DEFAULT_MODEL, race_net: Path | None = RACE_
                 if path.resolve() == DEFAULT_MODEL else "")
         raise CheckpointError(f"checkpoint {path} does not exist{hint}")
     evaluator = NetworkEvaluator(load_inference_net(path), name=path.name)
-    if race_net is None or (Path(race_net) == RACE_MODEL and not RACE_MODEL.exists()):
-        return evaluator  # no race net shipped: the network plays races too
-    from engine.race import WithRaceNet
-    from engine.race_dists import RaceDistNet
+    # No race net shipped: the network plays races too.
+    if race_net is not None and not (Path(race_net) == RACE_MODEL and not RACE_MODEL.exists()):
+        from engine.race import WithRaceNet
+        from engine.race_dists import RaceDistNet
 
-    return WithRaceNet(evaluator, RaceDistNet.load(Path(race_net)))
+        evaluator = WithRaceNet(evaluator, RaceDistNet.load(Path(race_net)))
+    if screen and screen_path(path).exists():
+        evaluator.screen = NetworkEvaluator(load_inference_net(screen_path(path)), name=screen_path(path).name,
+                                            bearoff=False)
+    return evaluator
 
 
 def load_evaluator(spec: str | None = None, race_net: Path | None = RACE_MODEL) -> Evaluator:

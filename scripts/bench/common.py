@@ -27,9 +27,10 @@ def add_model_argument(parser: argparse.ArgumentParser) -> None:
                         help="checkpoint to time (default: models/default.pt if present, else a random net)")
 
 
-def bench_evaluator(model: str | None, hidden: int = 80) -> tuple[Any, str]:
+def bench_evaluator(model: str | None, hidden: int = 80, play_time: bool = False) -> tuple[Any, str]:
     """A one-thread NetworkEvaluator and its label: `model`, else models/default.pt, else a random
-    TDNet(hidden) (speed does not depend on the weights)."""
+    TDNet(hidden) (speed does not depend on the weights). With `play_time`, a model file is
+    loaded as commands play it (models.loader.load_network: race net and screen)."""
     import torch  # heavy: only when a benchmark runs
 
     from models.checkpoint import load_play_net
@@ -39,6 +40,10 @@ def bench_evaluator(model: str | None, hidden: int = 80) -> tuple[Any, str]:
     torch.set_num_threads(1)
     if model or DEFAULT_MODEL.exists():
         path = Path(model) if model else DEFAULT_MODEL
+        if play_time:
+            from models.loader import load_network
+
+            return load_network(path), str(path)
         return NetworkEvaluator(load_play_net(path)), str(path)
     torch.manual_seed(0)
     return NetworkEvaluator(TDNet(hidden)), f"random TDNet({hidden})"

@@ -1,9 +1,11 @@
 """Decision time: median and 95th percentile ms per rank_plays(ply=2, or --ply) over oracle (position, roll) pairs.
 
-One thread. Uses models/default.pt when it exists (or --model PATH), else a randomly
-initialised TDNet(80); a random net keeps nearly every play within the filter's 0.16,
-so its decisions are close to the worst case of 8 candidates. Rolls with no legal play
-are not decisions and are skipped; JIT warm-up is excluded.
+One thread. Uses models/default.pt when it exists (or --model PATH) as commands play it
+(race net, and its screen when it has one: then each decision is also timed without the
+screen, alternately, and the ratio and the decisions whose chosen play differs are
+printed), else a randomly initialised TDNet(80); a random net keeps nearly every play
+within the filter's 0.16, so its decisions are close to the worst case of 8 candidates.
+Rolls with no legal play are not decisions and are skipped; JIT warm-up is excluded.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 
 import numpy as np
 
+from models.paths import DEFAULT_MODEL
 from scripts.bench.common import add_model_argument, bench_evaluator, oracle_records
 from scripts.cli import MAX_PLY
 
@@ -30,7 +33,12 @@ def run(args: argparse.Namespace) -> None:
     from engine.position import decode_position_id
     from engine.search import MoveFilter, rank_plays
 
-    evaluator, label = bench_evaluator(args.model)
+    evaluator, label = bench_evaluator(args.model, play_time=True)
+    screened = getattr(evaluator, "screen", None) is not None
+    if screened:
+        from models.loader import load_network
+
+        plain = load_network(args.model or DEFAULT_MODEL, screen=False)
     records = [r for r in oracle_records() if r["afterstates"]]
     if 0 < args.positions < len(records):
         picks = np.random.default_rng(args.seed).choice(len(records), args.positions, replace=False)
@@ -40,12 +48,24 @@ def run(args: argparse.Namespace) -> None:
     rank_plays(cases[0][0], cases[0][1], evaluator, ply=args.ply)
     print(f"JIT warm-up: {time.perf_counter() - start:.2f} s (excluded)")
     filt = MoveFilter()
-    times = np.empty(len(cases))
+    if screened:
+        rank_plays(cases[0][0], cases[0][1], plain, ply=args.ply)
+    times, plain_times, changed = np.empty(len(cases)), np.empty(len(cases)), 0
     for k, (board, dice) in enumerate(cases):
         t0 = time.perf_counter()
-        rank_plays(board, dice, evaluator, ply=args.ply, filter=filt)
+        chosen = rank_plays(board, dice, evaluator, ply=args.ply, filter=filt)[0]
         times[k] = time.perf_counter() - t0
+        if screened:
+            t0 = time.perf_counter()
+            plain_chosen = rank_plays(board, dice, plain, ply=args.ply, filter=filt)[0]
+            plain_times[k] = time.perf_counter() - t0
+            changed += not np.array_equal(chosen.afterstate, plain_chosen.afterstate)
     ms = times * 1000.0
     print(f"{label}, 1 thread, {len(cases)} {args.ply}-ply decisions, filter {filt.max_moves} within {filt.threshold}: "
           f"mean {ms.mean():.2f} ms, max {ms.max():.1f} ms")
+    if screened:
+        plain_ms = plain_times * 1000.0
+        print(f"without the screen: {np.median(plain_ms):.2f} ms median, {np.percentile(plain_ms, 95):.2f} ms p95; "
+              f"median ratio {np.median(plain_ms) / np.median(ms):.2f}; "
+              f"{changed} of {len(cases)} decisions choose another play")
     print(f"search: {np.median(ms):.2f} ms median, {np.percentile(ms, 95):.2f} ms p95")
