@@ -36,12 +36,14 @@ def roll_index(d1: int, d2: int) -> int:
 
 def best_afterstates(boards: np.ndarray, evaluator: Evaluator, ply: int = 1,
                      roll_rows: np.ndarray | None = None,
-                     filter: MoveFilter = MoveFilter()) -> tuple[np.ndarray, np.ndarray]:
+                     filter: MoveFilter = MoveFilter(), screen: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The roller's best afterstate (n, R, 2, 25) and its probabilities (n, R, 5), roller's view.
 
     boards (n, 2, 25) have the roller in row 0; roll_rows (n, R) picks rows of ROLLS per board
     (default: all 21). 1-ply: one evaluator call for everything. Deeper: the filter's 1-ply
-    candidates of every group are re-valued together at `ply`.
+    candidates of every group are re-valued together at `ply`. With `screen` the evaluator's
+    screen (engine.search.screened_values) picks the plays each roll's best is chosen from;
+    without, every play is valued, as rank_plays does for the play actually made.
     """
     check_ply(ply)
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
@@ -56,7 +58,7 @@ def best_afterstates(boards: np.ndarray, evaluator: Evaluator, ply: int = 1,
     race = None
     if getattr(evaluator, "accepts_pre_move_race", False):
         race = np.repeat(np.repeat(race_flags(boards), n_cols), np.diff(group_start))
-    probs, eqs = screened_values(evaluator, after, group_start, race)
+    probs, eqs = screened_values(evaluator, after, group_start, race, screen)
     if ply > 1:
         cand = _candidates(eqs, group_start, filter)
         deep = afterstate_values(after[cand], evaluator, ply, None if race is None else race[cand], filter)

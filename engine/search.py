@@ -155,12 +155,13 @@ def _screen_keep(values, group_start, keep, out):
 
 
 def screened_values(evaluator: Evaluator, afterstates: np.ndarray, group_start: np.ndarray,
-                    pre_move_race: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                    pre_move_race: np.ndarray | None = None, screen: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(probs (n, 5), equities (n,)) of afterstates grouped by roll (group_start, as _expand
     groups them), for choosing each group's best: the evaluator's values of the plays the
-    evaluator's screen keeps (every play when it has none), equity -inf for the others.
-    Races are never screened: the race net and the databases value them, not the screen's net."""
-    screen = getattr(evaluator, "screen", None)
+    evaluator's screen keeps (every play when it has none or `screen` is False), equity
+    -inf for the others. Races are never screened: the race net and the databases value
+    them, not the screen's net."""
+    screen = getattr(evaluator, "screen", None) if screen else None
     if screen is None or len(afterstates) == 0:
         probs = evaluate_afterstates(evaluator, afterstates, pre_move_race)
         return probs, equity(probs)

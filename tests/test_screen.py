@@ -1,5 +1,6 @@
 """Screening (engine.search.screened_values): a small net picks each roll's few plays that the
-evaluator values; the evaluator's choice among them, races never screened, the loader's pairing."""
+evaluator values; the evaluator's choice among them, races never screened, rollouts' plays
+unscreened, the loader's pairing."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from engine.evaluator import equity
 from engine.position import decode_position_id, is_race, race_flags
+from engine.rollout.core import RolloutSettings, run_trials
 from engine.search import ROLLS, SCREEN_KEEP, evaluate_afterstates, expand, roll_average, screened_values
 from models.loader import load_network, screen_path
 from scripts.lab import fit_screen
@@ -34,7 +36,7 @@ class ShiftedToy(ToyEvaluator):
     def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
         probs = super().evaluate(afterstates)
         a = np.asarray(afterstates, dtype=np.int64).reshape(-1, 2, 25)
-        probs[:, 0] = np.clip(probs[:, 0] + 0.002 * (a[:, 0, 12:24].sum(axis=1)), 0, 1)
+        probs[:, 0] = np.clip(probs[:, 0] + 0.03 * (a[:, 0, 12:24].sum(axis=1)), 0, 1)
         return probs
 
 
@@ -100,3 +102,14 @@ def test_fit_screen_writes_a_screen(tmp_path, capsys):
 def test_fit_screen_refuses_bad_arguments(tmp_path, capsys):
     assert fit_screen.main(["--games", "0", "--out", str(tmp_path / "x.pt")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_screened_rollout_plays_the_unscreened_games():
+    """The screen only values the 21 rolls' luck; each play made is the evaluator's own best,
+    so the trials' outcomes are those without the screen (and with VR off)."""
+    opening = decode_position_id("4HPwATDgc/ABMA")
+    screened = run_trials(opening, Screened(ShiftedToy()), RolloutSettings(trials=36, seed=3), 0, 36)
+    plain = run_trials(opening, ToyEvaluator(), RolloutSettings(trials=36, seed=3), 0, 36)
+    off = run_trials(opening, ToyEvaluator(), RolloutSettings(trials=36, seed=3, variance_reduction=False), 0, 36)
+    assert np.array_equal(screened.raw, plain.raw) and np.array_equal(screened.turns, off.turns)
+    assert not np.array_equal(screened.luck, plain.luck)  # the luck is the screen's

@@ -229,10 +229,11 @@ def run_trials(board: np.ndarray, evaluator: Evaluator, settings: RolloutSetting
                 owner_mover = np.where(root_on_roll[k], owner_root[k], -owner_root[k])
 
         rows = _ORDERED_TO_ROW[dice[k, t % DICE_CHUNK]]
+        chosen = None
         if s.variance_reduction:
             after, probs = _unique_best(boards[k], evaluator, s.ply)
             m = np.arange(len(k))
-            chosen, chosen_probs = after[m, rows], probs[m, rows]
+            chosen_probs = probs[m, rows]  # the luck: the same (screened) values for all 21 rolls
             mean = np.einsum("krj,r->kj", probs, ROLL_WEIGHTS)
             luck[k] += to_root(chosen_probs, k) - to_root(mean, k)  # the 1 of flip cancels
             if s.cube:
@@ -241,9 +242,11 @@ def run_trials(board: np.ndarray, evaluator: Evaluator, settings: RolloutSetting
                 vals = vals.reshape(len(k), N_ROLLS)
                 d = vals[m, rows] - vals @ ROLL_WEIGHTS
                 cf_luck[k] += np.where(root_on_roll[k], d, -d)
-        else:
-            after, probs = best_afterstates(boards[k], evaluator, s.ply, roll_rows=rows[:, None])
-            chosen, chosen_probs = after[:, 0], probs[:, 0]
+            if getattr(evaluator, "screen", None) is None:
+                chosen = after[m, rows]  # unscreened: already the play rank_plays makes
+        if chosen is None:
+            # The play made: every play of the roll valued, as rank_plays chooses (not screened).
+            chosen = best_afterstates(boards[k], evaluator, s.ply, roll_rows=rows[:, None], screen=False)[0][:, 0]
         turns[k] += 1
         points = game_results(chosen)
         over = points != 0
