@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--log", type=Path, default=None,
                         help="with --compare: append a JSON row per position, and skip those already in it")
     parser.add_argument("--reverse", action="store_true",
-                        help="take the positions last first (a second process beside the first, same --progress)")
+                        help="take the positions last first (a second process beside the first, same --progress or --log)")
     parser.add_argument("--ply", type=int, choices=(0, 1, 2), default=0,
                         help="gnubg's checker-play ply in its rollout (default 0, the yardstick's)")
     parser.add_argument("--positions", nargs="+", default=None, metavar="ID",
@@ -216,7 +216,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.compare:
         refs = json.loads(args.out.read_text())["positions"]
-        ours = our_values([r["position"] for r in refs], args.model, args.trials, args.log)
+        ids = [r["position"] for r in refs]
+        ours = our_values(ids[::-1] if args.reverse else ids, args.model, args.trials, args.log)
         print("\n".join(accuracy_table(refs, ours)))
         return
     ids = args.positions or pick_positions(args.contact, args.race)
