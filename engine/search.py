@@ -21,7 +21,7 @@ Edge cases, thought through once here:
 - Evaluators with `accepts_pre_move_race = True` (pubeval) also receive, per afterstate,
   whether the position before that move was a race.
 - Screening (gnubg's pruning nets): where only a roll's best play matters (each reply of a
-  2-ply value, each roll of a rollout or a luck figure), an evaluator with a `screen` (a
+  2-ply value, each of the 21 rolls behind a luck figure), an evaluator with a `screen` (a
   small net fitted to it) has every play valued by the screen first, and only each roll's
   SCREEN_KEEP best by the screen by the evaluator itself. Races are never screened;
   rank_plays values every play of the decision itself with the evaluator.
