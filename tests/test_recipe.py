@@ -16,6 +16,7 @@ import torch
 
 from engine.errors import ConfigError
 from models.checkpoint import load_members
+from models.loader import load_network
 from scripts.cli import main
 from training.recipe import MANIFEST, RecipeRun, sha256
 from training.recipe_config import load_recipe
@@ -53,6 +54,12 @@ widen = 10
 positions = 10
 pit_games = 10
 check_games = 10
+[screen]
+games = 4
+positions = 20
+held_out = 5
+hidden = 8
+epochs = 1
 """
 
 
@@ -83,6 +90,7 @@ def run_tiny(recipe: Path, out: Path, executor=None) -> dict:
     ('[[member]]\nstages = [{ config = "stage.toml", games = 50 }, { config = "stage.toml", games = 40 }]\n',
      "go past"),
     ('[[member]]\nstages = [{ config = "stage.toml" }]\n[gate]\nfoo = 1\n', "unknown key 'foo'"),
+    ('[[member]]\nstages = [{ config = "stage.toml" }]\n[screen]\nepochs = 0\n', "screen: epochs"),
 ])
 def test_bad_recipes_are_refused_in_one_line(tmp_path: Path, text: str, fault: str) -> None:
     with pytest.raises(ConfigError, match=fault.replace("[", r"\[")):
@@ -110,14 +118,15 @@ def test_tiny_recipe_records_every_step_and_a_rerun_changes_nothing(tmp_path: Pa
     final = run_tiny(recipe, out)
     manifest = json.loads((out / MANIFEST).read_text())
     assert list(manifest["steps"])[:4] == ["td/m0/s0", "td/m1/s0", "td/m1/s1", "round0/ensemble"]
-    assert {"round2/widen", "round2/gate", "final"} <= set(manifest["steps"])
+    assert {"round2/widen", "round2/gate", "screen", "final"} <= set(manifest["steps"])
+    assert load_network(out / "model.pt", race_net=None).screen is not None
     for step in manifest["steps"].values():
         assert step["artefacts"] and all(sha256(out / rel) == digest for rel, digest in step["artefacts"].items())
     gate = json.loads((out / "rounds" / "1" / "gate.json").read_text())
     assert gate["positions"] == 10 and isinstance(gate["kept"], bool)
     assert load_members(out / "model.pt")[0].net.n_hidden == (10 if final["from_round"] == 2 else 8)
     card = (out / "MODEL_CARD.md").read_text()
-    assert sha256(out / "model.pt") in card and "round 2: widened to 10 units" in card
+    assert sha256(out / "model.pt") in card and "round 2: widened to 10 units" in card and "model.screen.pt" in card
     before = (out / "model.pt").read_bytes()
     assert run_tiny(recipe, out) == final and (out / "model.pt").read_bytes() == before
 

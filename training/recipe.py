@@ -116,7 +116,7 @@ class RecipeRun:
     def _count_steps(self) -> int:
         r = self.recipe
         per_round = [int(rnd.widen > 0) + 1 + len(r.members) + 2 for rnd in r.rounds]
-        return sum(len(m.stages) for m in r.members) + 1 + sum(per_round) + 1
+        return sum(len(m.stages) for m in r.members) + 1 + sum(per_round) + 2
 
     def _scalars(self, values: dict[str, float], step: int) -> None:
         if self.writer is None:
@@ -156,6 +156,7 @@ class RecipeRun:
                         members, 0)
             for r, rnd in enumerate(self.recipe.rounds, start=1):
                 kept = self._round(r, rnd, kept)
+            self._screen(kept)
             return self._finish(kept)
         finally:
             if self.writer is not None:
@@ -313,6 +314,29 @@ class RecipeRun:
         return np.concatenate(list(tqdm(self.executor.map(pit_task, jobs), total=len(jobs), desc=desc,
                                         unit="shard", disable=not self.progress, dynamic_ncols=True)))
 
+    def _screen(self, kept: Kept) -> dict:
+        """The final model's screen (training.screen), as DIR/model.screen.pt: models.loader
+        plays it beside DIR/model.pt (engine.search.screened_values)."""
+        cfg, seed = self.recipe.screen, derived_seed(self.recipe.seed, 1001)
+        path = self.out / "model.screen.pt"
+
+        def fit():
+            import torch
+
+            from engine.search import SCREEN_KEEP
+            from models.network import TDNet
+            from training.screen import fit_screen
+
+            torch.manual_seed(seed)
+            net = TDNet(cfg.hidden)
+            report = fit_screen(net, kept.model, cfg.games, cfg.positions, cfg.held_out, cfg.epochs, cfg.lr, seed)
+            save_checkpoint(path, Checkpoint(net, trainer_state={"screen": [{"round": kept.round, "seed": seed}]}))
+            return [path], {"plays": report.plays, "keep": SCREEN_KEEP,
+                            "best_kept": round(report.kept_share[SCREEN_KEEP], 4),
+                            "lost_per_roll": round(report.loss_per_roll[SCREEN_KEEP], 6)}
+
+        return self._step("screen", fit, seed)
+
     def _finish(self, kept: Kept) -> dict:
         final = self.out / "model.pt"
         seed = derived_seed(self.recipe.seed, 1000)
@@ -375,6 +399,13 @@ def model_card(recipe: Recipe, manifest: dict, results: dict, members: list[Chec
     for i, m in enumerate(members):
         lines.append(f"  | {i} | {m.net.hidden.in_features} | {m.net.n_hidden} | {m.games_trained:,} | "
                      f"{len(m.trainer_state.get('distilled', []))} |")
+    screen = steps.get("screen")
+    if screen:
+        lines += ["", f"- Its screen, `model.screen.pt`: a fresh {recipe.screen.hidden}-unit net on Tesauro's 198 "
+                  f"inputs fitted to the model's own values of {screen['plays']:,} plays of its self-play; on other "
+                  f"games the model's best play is among its {screen['keep']} best on {100 * screen['best_kept']:.1f}% "
+                  f"of rolls ({1000 * screen['lost_per_roll']:.2f} mEMG lost a roll). Searches value only each "
+                  f"reply roll's {screen['keep']} best by it."]
     lines += ["", "## The recipe", ""]
     for i, member in enumerate(recipe.members):
         chain = ", then ".join(f"`{s.source}` to {s.games:,} games" for s in member.stages)
