@@ -45,7 +45,7 @@ def load_network(path: str | Path = DEFAULT_MODEL, race_net: Path | None = RACE_
                 if path.resolve() == DEFAULT_MODEL else "")
         raise CheckpointError(f"checkpoint {path} does not exist{hint}")
     evaluator = NetworkEvaluator(load_inference_net(path), name=path.name)
-    # No race net shipped: the network plays races too.
+    # Races go to the race net when there is one (with none shipped, the network plays them).
     if race_net is not None and not (Path(race_net) == RACE_MODEL and not RACE_MODEL.exists()):
         from engine.race import WithRaceNet
         from engine.race_dists import RaceDistNet

@@ -206,7 +206,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--log", type=Path, default=None,
                         help="with --compare: append a JSON row per position, and skip those already in it")
     parser.add_argument("--reverse", action="store_true",
-                        help="take the positions last first (a second process beside the first, same --progress or --log)")
+                        help="take the positions last first (a second process beside the first, "
+                             "same --progress or --log)")
     parser.add_argument("--ply", type=int, choices=(0, 1, 2), default=0,
                         help="gnubg's checker-play ply in its rollout (default 0, the yardstick's)")
     parser.add_argument("--positions", nargs="+", default=None, metavar="ID",
