@@ -8,7 +8,9 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from engine.errors import CheckpointError
 from engine.evaluator import equity
 from engine.position import decode_position_id, is_race, race_flags
 from engine.rollout.core import RolloutSettings, run_trials
@@ -89,6 +91,9 @@ def test_loader_pairs_a_checkpoint_with_the_screen_beside_it(tmp_path):
     assert screen_path(model).name == "net.screen.pt"
     assert load_network(model, race_net=None).screen is not None
     assert getattr(load_network(model, race_net=None, screen=False), "screen", None) is None
+    screen_path(model).write_bytes(TINY_NET.read_bytes()[:1000])
+    with pytest.raises(CheckpointError, match="net.screen.pt"):
+        load_network(model, race_net=None)  # a damaged screen is refused, never played
 
 
 def test_fit_screen_writes_a_screen(tmp_path, capsys):
