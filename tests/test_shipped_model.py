@@ -4,6 +4,7 @@ made from is read from the checkpoint itself, as the model card promises it."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +16,7 @@ import torch
 from engine.pit.harness import SearchPlayer, play_pit_game
 from engine.pit.stats import summarize
 from models.checkpoint import load_checkpoint, load_members
-from models.loader import load_evaluator
+from models.loader import load_evaluator, screen_path
 from models.paths import DEFAULT_MODEL, TESAURO_MODEL
 from training.config import TrainConfig, load_config
 from training.selfplay import Weights, benchmark
@@ -104,7 +105,8 @@ def test_the_step_size_schedule_and_the_held_out_games() -> None:
             assert DATA.fullmatch(r["validate"]) and r["validate"] not in r["data"]
 
 
-@pytest.mark.parametrize("path", [DEFAULT_MODEL, TESAURO_MODEL], ids=["default", "tesauro-198-80"])
+@pytest.mark.parametrize("path", [DEFAULT_MODEL, TESAURO_MODEL, screen_path(DEFAULT_MODEL)],
+                         ids=["default", "tesauro-198-80", "default.screen"])
 def test_shipped_files_name_no_directories(path: Path) -> None:
     """Every string a shipped checkpoint holds is free of paths: no absolute path, no directory
     of the machine that built it, in the payload or in the file's raw bytes."""
@@ -115,6 +117,12 @@ def test_shipped_files_name_no_directories(path: Path) -> None:
     for folder in ("work", "root", "home", "tmp", "Users"):
         assert f"/{folder}/".encode() not in raw, folder
     assert b"runs/" not in raw
+
+
+def test_the_model_card_names_the_shipped_files_by_sha256() -> None:
+    card = (DEFAULT_MODEL.parent / "MODEL_CARD.md").read_text()
+    for path in (DEFAULT_MODEL, screen_path(DEFAULT_MODEL)):
+        assert hashlib.sha256(path.read_bytes()).hexdigest() in card, path.name
 
 
 def test_the_previous_default_recipe_still_loads() -> None:
