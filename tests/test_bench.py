@@ -23,6 +23,11 @@ def test_bench_prints_its_figure(argv, capsys):
     assert re.fullmatch(rf"{argv[0]}: [0-9.]+ .+", last), last
 
 
+def test_bench_search_refuses_a_screen_of_no_plays(capsys):
+    assert main(["bench", "search", "--keep", "0"]) == 2
+    assert "--keep must be at least 1" in capsys.readouterr().err
+
+
 @pytest.mark.gnubg
 @pytest.mark.slow
 def test_bench_eval_vs_gnubg_ends_on_the_ratio(capsys):
