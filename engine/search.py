@@ -161,12 +161,12 @@ def screened_values(evaluator: Evaluator, afterstates: np.ndarray, group_start: 
     evaluator's screen keeps (every play when it has none or `screen` is False), equity
     -inf for the others. Races are never screened: the race net and the databases value
     them, not the screen's net."""
-    screen = getattr(evaluator, "screen", None) if screen else None
-    if screen is None or len(afterstates) == 0:
+    screen_net = getattr(evaluator, "screen", None) if screen else None
+    if screen_net is None or len(afterstates) == 0:
         probs = evaluate_afterstates(evaluator, afterstates, pre_move_race)
         return probs, equity(probs)
     kept = np.empty(len(afterstates), dtype=np.bool_)
-    _screen_keep(equity(evaluate_afterstates(screen, afterstates)), group_start, SCREEN_KEEP, kept)
+    _screen_keep(equity(evaluate_afterstates(screen_net, afterstates)), group_start, SCREEN_KEEP, kept)
     kept |= race_flags(afterstates)
     rows = np.nonzero(kept)[0]
     probs = np.full((len(afterstates), N_OUTPUTS), np.nan)
