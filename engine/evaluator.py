@@ -11,6 +11,7 @@ weakest baseline).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -28,6 +29,23 @@ class Evaluator(Protocol):
     def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
         """(n, 2, 25) int8 afterstates -> (n, 5) probabilities from the mover's view."""
         ...
+
+
+@dataclass(frozen=True)
+class Parents:
+    """The positions a batch of afterstates was played from, for an evaluator that sets
+    `accepts_parents` (a network: it values a board by its differences from its parent).
+
+    boards: (p, 2, 25) int8, each with its mover in row 0 as the afterstates have it;
+    index: (n,) the row of boards each afterstate was played from.
+    """
+
+    boards: np.ndarray
+    index: np.ndarray
+
+    def take(self, rows: np.ndarray) -> Parents:
+        """The parents of afterstates[rows]."""
+        return Parents(self.boards, self.index[rows])
 
 
 def flip(probs: np.ndarray) -> np.ndarray:

@@ -17,8 +17,8 @@ import numpy as np
 from engine.dice import opening_roll, roll
 from engine.evaluator import Evaluator, equity
 from engine.notation import Play, play_list
-from engine.position import Position, is_race
-from engine.search import evaluate_afterstates
+from engine.position import Position
+from engine.search import play_values
 
 
 class Player(Protocol):
@@ -59,9 +59,9 @@ class RandomPlayer:
 class EvaluatorPlayer:
     """1-ply: scores every afterstate with the evaluator and takes the best cubeless equity.
 
-    Scored through engine.search.evaluate_afterstates, as rank_plays scores them: exact
-    results for finished games, and the pre-move race flag for evaluators that take it
-    (pubeval picks its weights by the position BEFORE the move). Ties go to the first play.
+    Scored through engine.search.play_values, as rank_plays scores them: exact results for
+    finished games, and the pre-move race flag for evaluators that take it (pubeval picks
+    its weights by the position BEFORE the move). Ties go to the first play.
     """
 
     def __init__(self, evaluator: Evaluator, name: str | None = None) -> None:
@@ -72,10 +72,7 @@ class EvaluatorPlayer:
         afterstates = getattr(plays, "afterstates", None)
         if afterstates is None:
             afterstates = np.stack([play.after.board for play in plays])
-        race = None
-        if getattr(self.evaluator, "accepts_pre_move_race", False):
-            race = np.full(len(afterstates), is_race(position.board))
-        return int(np.argmax(equity(evaluate_afterstates(self.evaluator, afterstates, race))))
+        return int(np.argmax(equity(play_values(position.board, afterstates, self.evaluator))))
 
 
 @dataclass(frozen=True)

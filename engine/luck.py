@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.evaluator import Evaluator, equity
+from engine.evaluator import Evaluator, Parents, equity
 from engine.position import race_flags
 from engine.search import (ROLL_WEIGHTS, ROLLS, MoveFilter, afterstate_values, best_in_groups, check_ply,
                            expand, screened_values)
@@ -55,10 +55,9 @@ def best_afterstates(boards: np.ndarray, evaluator: Evaluator, ply: int = 1,
     if n == 0:
         return np.zeros((0, n_cols, 2, 25), dtype=np.int8), np.zeros((0, n_cols, 5))
     after, group_start = expand(boards, roll_rows)
-    race = None
-    if getattr(evaluator, "accepts_pre_move_race", False):
-        race = np.repeat(np.repeat(race_flags(boards), n_cols), np.diff(group_start))
-    probs, eqs = screened_values(evaluator, after, group_start, race, screen)
+    board_of = np.repeat(np.repeat(np.arange(n), n_cols), np.diff(group_start))
+    race = race_flags(boards)[board_of] if getattr(evaluator, "accepts_pre_move_race", False) else None
+    probs, eqs = screened_values(evaluator, after, group_start, race, screen, Parents(boards, board_of))
     if ply > 1:
         cand = _candidates(eqs, group_start, filter)
         deep = afterstate_values(after[cand], evaluator, ply, None if race is None else race[cand], filter)

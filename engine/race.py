@@ -13,7 +13,7 @@ import numpy as np
 
 from engine import bearoff
 from engine.cache import kernel
-from engine.evaluator import N_OUTPUTS, Evaluator
+from engine.evaluator import N_OUTPUTS, Evaluator, Parents
 from engine.position import is_race
 
 
@@ -51,12 +51,17 @@ class WithRaceNet:
 
     accepts_pre_move_race = True
 
+    @property
+    def accepts_parents(self) -> bool:
+        return getattr(self.contact, "accepts_parents", False)
+
     def __init__(self, contact: Evaluator, race: Evaluator) -> None:
         self.contact = contact
         self.race = race
         self.name = getattr(contact, "name", "network")
 
-    def evaluate(self, afterstates: np.ndarray, pre_move_race: np.ndarray | None = None) -> np.ndarray:
+    def evaluate(self, afterstates: np.ndarray, pre_move_race: np.ndarray | None = None,
+                 parents: Parents | None = None) -> np.ndarray:
         afterstates = np.ascontiguousarray(afterstates, dtype=np.int8).reshape(-1, 2, 25)
         route = routes(afterstates)
         probs = np.zeros((len(afterstates), N_OUTPUTS))
@@ -64,8 +69,14 @@ class WithRaceNet:
         if pre_move_race is not None:
             contact = contact | ~np.asarray(pre_move_race, dtype=bool)
         if contact.all():
-            return np.asarray(self.contact.evaluate(afterstates), dtype=np.float64)
+            return np.asarray(self._contact(afterstates, parents), dtype=np.float64)
         if contact.any():
-            probs[contact] = self.contact.evaluate(afterstates[contact])
+            rows = np.nonzero(contact)[0]
+            probs[rows] = self._contact(afterstates[rows], None if parents is None else parents.take(rows))
         probs[~contact] = self.race.evaluate(afterstates[~contact])
         return probs
+
+    def _contact(self, afterstates: np.ndarray, parents: Parents | None) -> np.ndarray:
+        if parents is not None and self.accepts_parents:
+            return self.contact.evaluate(afterstates, parents=parents)
+        return self.contact.evaluate(afterstates)

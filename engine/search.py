@@ -36,7 +36,7 @@ import numpy as np
 from engine.cache import kernel
 
 from engine.dice import ALL_ROLLS
-from engine.evaluator import N_OUTPUTS, Evaluator, equity, flip, result_probs
+from engine.evaluator import N_OUTPUTS, Evaluator, Parents, equity, flip, result_probs
 from engine.movegen import _ZOBRIST, generate, generate_into, thread_play_buffers
 from engine.position import game_result, game_results, is_race, race_flags
 
@@ -89,19 +89,30 @@ class RankedPlay:
 
 
 def evaluate_afterstates(evaluator: Evaluator, afterstates: np.ndarray,
-                         pre_move_race: np.ndarray | None = None) -> np.ndarray:
-    """evaluator.evaluate with exact results for finished games; (n, 5) from row 0's view."""
+                         pre_move_race: np.ndarray | None = None, parents: Parents | None = None) -> np.ndarray:
+    """evaluator.evaluate with exact results for finished games; (n, 5) from row 0's view.
+    pre_move_race and parents reach the evaluators that accept them."""
     afterstates = np.ascontiguousarray(afterstates, dtype=np.int8)
     if len(afterstates) == 0:
         return np.zeros((0, N_OUTPUTS))
+    extra = {}
     if pre_move_race is not None and getattr(evaluator, "accepts_pre_move_race", False):
-        probs = np.array(evaluator.evaluate(afterstates, pre_move_race=pre_move_race), dtype=np.float64)
-    else:
-        probs = np.array(evaluator.evaluate(afterstates), dtype=np.float64)
+        extra["pre_move_race"] = pre_move_race
+    if parents is not None and getattr(evaluator, "accepts_parents", False):
+        extra["parents"] = parents
+    probs = np.array(evaluator.evaluate(afterstates, **extra), dtype=np.float64)
     points = game_results(afterstates)
     for k in np.nonzero(points)[0]:
         probs[k] = result_probs(int(points[k]))
     return probs
+
+
+def play_values(board: np.ndarray, afterstates: np.ndarray, evaluator: Evaluator) -> np.ndarray:
+    """(n, 5) 1-ply values of the plays of one roll of `board` (evaluate_afterstates with the
+    pre-move race flag and the board as every play's parent), as every player values them."""
+    race = np.full(len(afterstates), is_race(board)) if getattr(evaluator, "accepts_pre_move_race", False) else None
+    parents = Parents(np.asarray(board, dtype=np.int8)[None], np.zeros(len(afterstates), dtype=np.int64))
+    return evaluate_afterstates(evaluator, afterstates, race, parents)
 
 
 @kernel
@@ -155,7 +166,8 @@ def _screen_keep(values, group_start, keep, out):
 
 
 def screened_values(evaluator: Evaluator, afterstates: np.ndarray, group_start: np.ndarray,
-                    pre_move_race: np.ndarray | None = None, screen: bool = True) -> tuple[np.ndarray, np.ndarray]:
+                    pre_move_race: np.ndarray | None = None, screen: bool = True,
+                    parents: Parents | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(probs (n, 5), equities (n,)) of afterstates grouped by roll (group_start, as _expand
     groups them), for choosing each group's best: the evaluator's values of the plays the
     evaluator's screen keeps (every play when it has none or `screen` is False), equity
@@ -163,16 +175,18 @@ def screened_values(evaluator: Evaluator, afterstates: np.ndarray, group_start: 
     them, not the screen's net."""
     screen_net = getattr(evaluator, "screen", None) if screen else None
     if screen_net is None or len(afterstates) == 0:
-        probs = evaluate_afterstates(evaluator, afterstates, pre_move_race)
+        probs = evaluate_afterstates(evaluator, afterstates, pre_move_race, parents)
         return probs, equity(probs)
     kept = np.empty(len(afterstates), dtype=np.bool_)
-    _screen_keep(equity(evaluate_afterstates(screen_net, afterstates)), group_start, SCREEN_KEEP, kept)
+    _screen_keep(equity(evaluate_afterstates(screen_net, afterstates, parents=parents)), group_start,
+                 SCREEN_KEEP, kept)
     kept |= race_flags(afterstates)
     rows = np.nonzero(kept)[0]
     probs = np.full((len(afterstates), N_OUTPUTS), np.nan)
     eqs = np.full(len(afterstates), -np.inf)
     probs[rows] = evaluate_afterstates(evaluator, afterstates[rows],
-                                       None if pre_move_race is None else pre_move_race[rows])
+                                       None if pre_move_race is None else pre_move_race[rows],
+                                       None if parents is None else parents.take(rows))
     eqs[rows] = equity(probs[rows])
     return probs, eqs
 
@@ -234,12 +248,10 @@ def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
         return np.zeros((0, N_OUTPUTS))
     n_rolls = len(ROLLS)
     afterstates, group_start = _expanded(boards, np.tile(np.arange(n_rolls), (n_boards, 1)))
-    race = None
-    if getattr(evaluator, "accepts_pre_move_race", False):
-        board_race = race_flags(boards)
-        sizes = np.diff(group_start).reshape(n_boards, n_rolls).sum(axis=1)
-        race = np.repeat(board_race, sizes)
-    probs, eqs = screened_values(evaluator, afterstates, group_start, race)
+    sizes = np.diff(group_start).reshape(n_boards, n_rolls).sum(axis=1)
+    race = np.repeat(race_flags(boards), sizes) if getattr(evaluator, "accepts_pre_move_race", False) else None
+    parents = Parents(boards, np.repeat(np.arange(n_boards), sizes))
+    probs, eqs = screened_values(evaluator, afterstates, group_start, race, parents=parents)
     best = best_in_groups(eqs, group_start)
     # The roller's view after its best play of each roll; the mean over rolls stays in that view.
     per_roll = probs[best].reshape(n_boards, n_rolls, N_OUTPUTS)
@@ -302,7 +314,7 @@ def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, p
     if len(afterstates) == 0:
         return []
     race = np.full(len(afterstates), is_race(board)) if getattr(evaluator, "accepts_pre_move_race", False) else None
-    probs = evaluate_afterstates(evaluator, afterstates, race)
+    probs = play_values(board, afterstates, evaluator)
     eqs = equity(probs)
     order = [int(i) for i in np.argsort(-eqs, kind="stable")]
     plies = np.ones(len(afterstates), dtype=np.int64)

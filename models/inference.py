@@ -5,11 +5,15 @@ plays them. Why a kernel of its own rather than torch:
 
 - Tesauro's 198 inputs are mostly zero (about 28 active), so the first layer is a sum of
   the active inputs' weight rows, not a dense product.
-- Every board's first layer is summed from scratch (four weight rows a pass), never carried
-  from the board before it: a carried accumulator (engine.layers, as NNUE engines do) rounds differently with
-  the batch a board comes in, and then a cached value, a resumed run or a different
-  batching would change results in the last bit. Self-play carries it only among the
-  candidates of one move, whose order is fixed.
+- A board's first layer is never carried from the board before it in a batch: a carried
+  accumulator rounds differently with the batch a board comes in, and then a cached
+  value, a resumed run or a different batching would change results in the last bit.
+  A board is summed from scratch (four weight rows a pass), or, when the caller names
+  the position it was played from (`parents`: a search's replies, as NNUE engines do),
+  from that position's sum plus the rows of the inputs that differ, about 18 of 56.
+  Either way its value is a function of the board (and its parent) alone; the two
+  differ by at most a few float32 roundings (2e-7). Self-play carries the accumulator
+  among the candidates of one move, whose order is fixed.
 - An ensemble's members are fused: one accumulator of members x hidden units.
 - The hidden sigmoid is a polynomial exp that vectorises; outputs agree with torch to 1e-5.
 - When the process interprets its kernels (engine.cache.interpret_kernels: a one-shot
@@ -31,17 +35,42 @@ import numpy as np
 from engine import bearoff
 from engine.cache import FAST_MATH, cache_root, kernel, kernels_compiled
 from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode
-from engine.evaluator import N_OUTPUTS, rule_out_gammons, sanity_clamp
+from engine.evaluator import N_OUTPUTS, Parents, rule_out_gammons, sanity_clamp
 from engine.features import write_features
-from engine.layers import sigmoid_into, sum_rows
+from engine.layers import add_rows, sigmoid_into, sum_rows
 from engine.netfile import save_weights, weights_digest
 
 INFERENCE_VERSION = 1  # bump when the .npz layout changes
 
+@kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy", inline="always")
+def _outputs(acc, w2t, b2, hidden, mantissa, exponent, out):
+    """out (5,) = the members' mean of sigmoid(w2 . sigmoid(acc) + b2), acc the first layer."""
+    members, n_hidden = w2t.shape[0], w2t.shape[2]
+    sigmoid_into(acc, hidden, mantissa, exponent)
+    for o in range(N_OUTPUTS):
+        total = np.float32(0.0)
+        for m in range(members):
+            z = b2[m, o]
+            w = w2t[m, o]
+            base = m * n_hidden
+            for h in range(n_hidden):
+                z += hidden[base + h] * w[h]
+            total += np.float32(1.0) / (np.float32(1.0) + np.exp(-z))
+        out[o] = total / members
+
+
+@kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy", inline="always")
+def _encode_into(board, x, n_inputs):
+    """x = the board's n_inputs inputs (198, or 198 and the features)."""
+    x[:] = 0.0
+    _fill(board, x)
+    if n_inputs > N_INPUTS:
+        write_features(board, x, N_INPUTS)
+
+
 @kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy")
 def _forward(boards, w1, b1, w2t, b2, out):
-    """(n, 2, 25) afterstates -> out (n, 5): the members' mean of sigmoid(w2 . sigmoid(w1 . x + b1) + b2)."""
-    members, n_hidden = w2t.shape[0], w2t.shape[2]
+    """(n, 2, 25) afterstates -> out (n, 5), each board's first layer summed from scratch."""
     n_inputs, units = w1.shape
     x = np.zeros(N_FEATURE_INPUTS, np.float32)
     rows = np.empty(N_FEATURE_INPUTS, np.int64)
@@ -51,22 +80,43 @@ def _forward(boards, w1, b1, w2t, b2, out):
     mantissa = np.empty(units, np.float32)
     exponent = np.empty(units, np.int32)
     for n in range(boards.shape[0]):
-        x[:] = 0.0
-        _fill(boards[n], x)
-        if n_inputs > N_INPUTS:
-            write_features(boards[n], x, N_INPUTS)
+        _encode_into(boards[n], x, n_inputs)
         sum_rows(x, acc, w1, b1, rows, scales)
-        sigmoid_into(acc, hidden, mantissa, exponent)
-        for o in range(N_OUTPUTS):
-            total = np.float32(0.0)
-            for m in range(members):
-                z = b2[m, o]
-                w = w2t[m, o]
-                base = m * n_hidden
-                for h in range(n_hidden):
-                    z += hidden[base + h] * w[h]
-                total += np.float32(1.0) / (np.float32(1.0) + np.exp(-z))
-            out[n, o] = total / members
+        _outputs(acc, w2t, b2, hidden, mantissa, exponent, out[n])
+
+
+@kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy")
+def _forward_from_parents(boards, parents, parent_of, w1, b1, w2t, b2, out):
+    """_forward, each board's first layer summed as its parent's (parents[parent_of[n]],
+    summed from scratch once) plus the rows of the inputs that differ, in input order."""
+    n_inputs, units = w1.shape
+    parent_x = np.zeros((parents.shape[0], N_FEATURE_INPUTS), np.float32)
+    parent_acc = np.empty((parents.shape[0], units), np.float32)
+    summed = np.zeros(parents.shape[0], np.bool_)
+    x = np.zeros(N_FEATURE_INPUTS, np.float32)
+    rows = np.empty(N_FEATURE_INPUTS, np.int64)
+    scales = np.empty(N_FEATURE_INPUTS, np.float32)
+    acc = np.empty(units, np.float32)
+    hidden = np.empty(units, np.float32)
+    mantissa = np.empty(units, np.float32)
+    exponent = np.empty(units, np.int32)
+    for n in range(boards.shape[0]):
+        p = parent_of[n]
+        base = parent_x[p]
+        if not summed[p]:
+            _encode_into(parents[p], base, n_inputs)
+            sum_rows(base, parent_acc[p], w1, b1, rows, scales)
+            summed[p] = True
+        _encode_into(boards[n], x, n_inputs)
+        count = 0
+        for i in range(n_inputs):
+            if x[i] != base[i]:
+                rows[count] = i
+                scales[count] = x[i] - base[i]
+                count += 1
+        acc[:] = parent_acc[p]
+        add_rows(acc, w1, rows, scales, count)
+        _outputs(acc, w2t, b2, hidden, mantissa, exponent, out[n])
 
 
 @dataclass(frozen=True)
@@ -105,13 +155,19 @@ class InferenceNet:
                                                       for w, p in zip(weights, pad)])),
                    b2=np.ascontiguousarray(np.stack([w["b2"] for w in weights])))
 
-    def forward(self, boards: np.ndarray) -> np.ndarray:
-        """(n, 2, 25) int8 afterstates -> (n, 5) float32 raw network outputs."""
+    def forward(self, boards: np.ndarray, parents: Parents | None = None) -> np.ndarray:
+        """(n, 2, 25) int8 afterstates -> (n, 5) float32 raw network outputs; with `parents`
+        each board's first layer starts from its parent's (see the module's docstring)."""
         boards = np.ascontiguousarray(boards, dtype=np.int8)
         if not kernels_compiled():
             return self._forward_numpy(boards)
         out = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
-        _forward(boards, self.w1, self.b1, self.w2t, self.b2, out)
+        if parents is None:
+            _forward(boards, self.w1, self.b1, self.w2t, self.b2, out)
+        else:
+            _forward_from_parents(boards, np.ascontiguousarray(parents.boards, dtype=np.int8),
+                                  np.ascontiguousarray(parents.index, dtype=np.int64),
+                                  self.w1, self.b1, self.w2t, self.b2, out)
         return out
 
     def _forward_numpy(self, boards: np.ndarray) -> np.ndarray:
@@ -174,10 +230,12 @@ class NetworkEvaluator:
             self._inference, self._version = InferenceNet.from_torch(self.net), version
         return self._inference
 
-    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+    accepts_parents = True
+
+    def evaluate(self, afterstates: np.ndarray, parents: Parents | None = None) -> np.ndarray:
         if len(afterstates) == 0:
             return np.zeros((0, N_OUTPUTS))
-        probs = rule_out_gammons(afterstates, sanity_clamp(self.inference_net.forward(afterstates)))
+        probs = rule_out_gammons(afterstates, sanity_clamp(self.inference_net.forward(afterstates, parents)))
         return bearoff.apply(afterstates, probs) if self.bearoff else probs
 
 

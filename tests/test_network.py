@@ -71,6 +71,56 @@ def test_the_order_and_slicing_of_a_batch_do_not_matter():
     np.testing.assert_array_equal(sliced, whole)
 
 
+def _oracle_families() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(parents, index, afterstates): every oracle afterstate and the position it was played from."""
+    from engine.position import decode_position_id
+    from scripts.bench.common import oracle_records
+
+    records = [r for r in oracle_records() if r["afterstates"]]
+    parents = np.stack([decode_position_id(r["position"]) for r in records])
+    index = np.concatenate([np.full(len(r["afterstates"]), k) for k, r in enumerate(records)])
+    return parents, index, _oracle_afterstates()
+
+
+@pytest.mark.parametrize("source", ["default", "random"])
+def test_boards_valued_from_their_parents_agree_with_torch(source):
+    """The first layer summed as the parent's plus the inputs that differ plays the same net:
+    within 1e-5 of torch and 1e-6 of the from-scratch sum on every oracle afterstate."""
+    from models.checkpoint import load_play_net
+    from models.inference import InferenceNet
+    from models.paths import DEFAULT_MODEL
+    from engine.evaluator import Parents
+
+    net = load_play_net(DEFAULT_MODEL) if source == "default" else _net(3, 40)
+    parents, index, boards = _oracle_families()
+    with torch.inference_mode():
+        truth = np.concatenate([net(torch.from_numpy(encode(boards[i:i + 4096], net.features))).numpy()
+                                for i in range(0, len(boards), 4096)])
+    fast = InferenceNet.from_torch(net)
+    from_parents = fast.forward(boards, Parents(parents, index))
+    np.testing.assert_allclose(from_parents, truth, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(from_parents, fast.forward(boards), rtol=0, atol=1e-6)
+
+
+def test_a_board_valued_from_its_parent_does_not_depend_on_its_batch():
+    """With parents too, a board's bits are its own (and its parent's): any order or slicing
+    of the batch, and parents listed in another order, give the same values."""
+    from models.inference import InferenceNet
+    from engine.evaluator import Parents
+
+    net = InferenceNet.from_torch(_net(1, 24))
+    parents, index, boards = _oracle_families()
+    boards, index = boards[:3000], index[:3000]
+    whole = net.forward(boards, Parents(parents, index))
+    order = np.random.default_rng(0).permutation(len(boards))
+    np.testing.assert_array_equal(net.forward(boards[order], Parents(parents, index[order])), whole[order])
+    reversed_parents = Parents(parents[::-1], len(parents) - 1 - index)
+    np.testing.assert_array_equal(net.forward(boards, reversed_parents), whole)
+    sliced = np.concatenate([net.forward(boards[i:i + 7], Parents(parents, index[i:i + 7]))
+                             for i in range(0, len(boards), 7)])
+    np.testing.assert_array_equal(sliced, whole)
+
+
 def test_a_trained_step_is_seen_by_the_evaluator():
     """A torch net changed in place (an optimiser step) is read again, never played stale."""
     net = _net()
