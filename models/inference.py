@@ -68,6 +68,54 @@ def _encode_into(board, x, n_inputs):
         write_features(board, x, N_INPUTS)
 
 
+@kernel(inline="always")
+def _point_input(n, k):
+    """Tesauro's k-th input (0..3) of a point with n checkers, as engine.encoder._fill writes it."""
+    if k < 3:
+        return np.float32(1.0) if n > k else np.float32(0.0)
+    return np.float32((n - 3) / 2.0) if n > 3 else np.float32(0.0)
+
+
+@kernel(inline="always")
+def _changed_inputs(board, parent, x, base, n_inputs, rows, scales):
+    """The inputs in which board differs from parent, in input order: their rows and the
+    differences (scales); returns how many. The 198 raw inputs are compared point by point
+    on the boards; the features by value, board's in x and parent's in base."""
+    count = 0
+    for side in range(2):
+        offset = 98 * side
+        on_board = 0
+        parent_on_board = 0
+        for i in range(24):
+            now, before = board[side, i], parent[side, i]
+            on_board += now
+            parent_on_board += before
+            if now != before:
+                for k in range(4):
+                    change = _point_input(now, k) - _point_input(before, k)
+                    if change != 0.0:
+                        rows[count] = offset + 4 * i + k
+                        scales[count] = change
+                        count += 1
+        now, before = board[side, 24], parent[side, 24]
+        if now != before:
+            rows[count] = offset + 96
+            scales[count] = np.float32(now / 2.0) - np.float32(before / 2.0)
+            count += 1
+        off = np.float32((15 - on_board - now) / 15.0)
+        parent_off = np.float32((15 - parent_on_board - before) / 15.0)
+        if off != parent_off:
+            rows[count] = offset + 97
+            scales[count] = off - parent_off
+            count += 1
+    for i in range(N_INPUTS, n_inputs):
+        if x[i] != base[i]:
+            rows[count] = i
+            scales[count] = x[i] - base[i]
+            count += 1
+    return count
+
+
 @kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy")
 def _forward(boards, w1, b1, w2t, b2, out):
     """(n, 2, 25) afterstates -> out (n, 5), each board's first layer summed from scratch."""
@@ -107,13 +155,9 @@ def _forward_from_parents(boards, parents, parent_of, w1, b1, w2t, b2, out):
             _encode_into(parents[p], base, n_inputs)
             sum_rows(base, parent_acc[p], w1, b1, rows, scales)
             summed[p] = True
-        _encode_into(boards[n], x, n_inputs)
-        count = 0
-        for i in range(n_inputs):
-            if x[i] != base[i]:
-                rows[count] = i
-                scales[count] = x[i] - base[i]
-                count += 1
+        if n_inputs > N_INPUTS:
+            write_features(boards[n], x, N_INPUTS)
+        count = _changed_inputs(boards[n], parents[p], x, base, n_inputs, rows, scales)
         acc[:] = parent_acc[p]
         add_rows(acc, w1, rows, scales, count)
         _outputs(acc, w2t, b2, hidden, mantissa, exponent, out[n])
