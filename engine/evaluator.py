@@ -3,7 +3,9 @@
 An evaluator scores afterstates: int8 boards (n, 2, 25) whose row 0 is the side that
 just moved and row 1 the side now on roll. It returns (n, 5) float probabilities from
 row 0's view, in gnubg's order: P(win), P(win gammon), P(win backgammon),
-P(lose gammon), P(lose backgammon); gammons include backgammons.
+P(lose gammon), P(lose backgammon); gammons include backgammons. Evaluators may declare
+`accepts_pre_move_race` or `accepts_parents` (Parents, below): engine.search then passes
+them those hints as keywords.
 
 Also here: the shared clamps on any network's outputs, and the random evaluator (the
 weakest baseline).

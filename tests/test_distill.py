@@ -19,8 +19,8 @@ from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.inference import NetworkEvaluator
 from scripts.lab.distill import identify, main as distill_main
 from training.config import TrainConfig
-from training.distill import (NEAR_MISS_WINDOW, THREE_PLY_TEACHER_FILTER, TRIM, fit, near_misses, record_positions,
-                              search_targets)
+from training.distill import (NEAR_MISS_WINDOW, THREE_PLY_TEACHER_FILTER, TRIM, fit, holds_back_game, near_misses,
+                              record_positions, search_targets)
 from training.selfplay import initial_net, seed_state
 from training.trainer import Trainer
 
@@ -188,6 +188,43 @@ def test_positions_with_rollout_targets(student: Path, tmp_path: Path) -> None:
     assert (targets[:, 1] <= targets[:, 0]).all() and (targets[:, 3] <= 1 - targets[:, 0] + 1e-6).all()
     assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "2",
                          "--out", str(data)]) == 2
+
+
+def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    """A board from {index: checkers} per row (index 24 the bar); the rest borne off."""
+    board = np.zeros((2, 25), dtype=np.int8)
+    for row, points in enumerate((mine, theirs)):
+        for index, n in points.items():
+            board[row, index] = n
+    return board
+
+
+def test_back_games_are_two_points_in_the_opponents_home_and_30_pips_behind() -> None:
+    """holds_back_game marks a side holding two points in its opponent's home board (its indices
+    18-23) that trails by 30 pips or more, whichever row it is in; not a race, not one point,
+    not a side ahead."""
+    leader = {1: 3, 2: 3, 4: 3, 5: 3, 6: 3}  # 69 pips; its points 1 and 4 open
+    back = {23: 2, 20: 2, 5: 3, 4: 3, 3: 3, 2: 2}  # 141 pips: its 24 and 21 points held
+    one_point = {23: 2, 5: 4, 4: 3, 3: 3, 2: 3}
+    ahead = {23: 2, 20: 2, 0: 11}  # 101 pips against 266
+    boards = np.stack([_board(back, leader), _board(leader, back), _board(one_point, leader),
+                       _board(ahead, {17: 11, 16: 4})])
+    assert holds_back_game(boards).tolist() == [True, True, False, False]
+    race = _board({5: 15}, {5: 15})
+    assert not holds_back_game(race[None])[0]
+
+
+def test_positions_can_keep_the_back_games_alone(student: Path, tmp_path: Path) -> None:
+    """`--only backgames` keeps the positions holds_back_game marks, records it, and a resume with
+    another --only is refused in one line."""
+    data = tmp_path / "b.npz"
+    args = ["positions", str(student), "--teacher", str(student), "--games", "40", "--teacher-ply", "1",
+            "--out", str(data)]
+    assert distill_main(args + ["--only", "backgames"]) == 0
+    with np.load(data) as z:
+        assert str(z["only"]) == "backgames" and len(z["boards"]) > 0
+        assert holds_back_game(z["boards"]).all()
+    assert distill_main(args[:5] + ["41"] + args[6:]) == 2
 
 
 @pytest.mark.slow

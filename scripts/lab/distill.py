@@ -33,7 +33,7 @@ from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_network
 from models.inference import NetworkEvaluator
 from models.paths import DEFAULT_MODEL
-from training.distill import TRIM, fit, near_misses, record_positions, search_targets
+from training.distill import TRIM, fit, holds_back_game, near_misses, record_positions, search_targets
 from training.selfplay import seed_state
 
 
@@ -63,11 +63,11 @@ def _load(path: Path) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _made_with(data: dict[str, np.ndarray]) -> tuple[str, str, int, int, int, int]:
+def _made_with(data: dict[str, np.ndarray]) -> tuple[str, str, int, int, int, int, str]:
     """What a positions file's job was run with: student, teacher, seed, near misses, teacher ply,
-    teacher rollout trials (0: the teacher searched)."""
+    teacher rollout trials (0: the teacher searched), the kind of positions kept ("all")."""
     return (str(data["student"]), str(data["teacher"]), int(data["seed"]), int(data.get("near_misses", 0)),
-            int(data.get("teacher_ply", 2)), int(data.get("teacher_rollout", 0)))
+            int(data.get("teacher_ply", 2)), int(data.get("teacher_rollout", 0)), str(data.get("only", "all")))
 
 
 def identify(path: str | Path) -> str:
@@ -78,11 +78,13 @@ def identify(path: str | Path) -> str:
 
 
 def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chunk: int,
-              most_near_misses: int = 0, teacher_ply: int = 2, teacher_rollout: int = 0) -> None:
+              most_near_misses: int = 0, teacher_ply: int = 2, teacher_rollout: int = 0,
+              only: str = "all") -> None:
     """Record and value positions, `chunk` games at a time, resuming from `out` if it exists;
     with most_near_misses > 0, also up to that many of the student's near misses a position
     (training.distill.near_misses); the teacher searches at teacher_ply (2 or 3), or with
-    teacher_rollout > 0 rolls each position out that many trials (engine.rollout.targets)."""
+    teacher_rollout > 0 rolls each position out that many trials (engine.rollout.targets).
+    only="backgames" keeps the back-game positions alone (training.distill.holds_back_game)."""
     net = load_checkpoint(student).net
     evaluator = load_network(teacher)
     student_evaluator = NetworkEvaluator(net) if most_near_misses else None
@@ -90,9 +92,9 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
     if out.exists():
         data = _load(out)
         made_with = _made_with(data)
-        if made_with != (student_id, teacher_id, seed, most_near_misses, teacher_ply, teacher_rollout):
+        if made_with != (student_id, teacher_id, seed, most_near_misses, teacher_ply, teacher_rollout, only):
             raise DataError(f"{out} was made with student, teacher, seed, near misses, teacher ply, teacher "
-                            f"rollout = {made_with}; "
+                            f"rollout, only = {made_with}; "
                             f"pass the same files and settings, or another --out")
         boards, targets = data["boards"], data["targets"]
         done, rng = int(data["games"]), data["rng"].astype(np.uint64)
@@ -106,6 +108,8 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
         if student_evaluator is not None:  # the fresh rolls: one stream per chunk, so a resume repeats them
             rolls = np.random.default_rng([seed, done])
             new = np.concatenate([new, near_misses(new, student_evaluator, most_near_misses, rolls)])
+        if only == "backgames":
+            new = new[holds_back_game(new)]
         made += len(new)
         boards = np.concatenate([boards, new])
         values = (rollout_targets(new, evaluator, teacher_rollout, seed=seed) if teacher_rollout
@@ -115,7 +119,7 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
         _save(out, boards=boards, targets=targets, games=np.int64(done), rng=rng,
               seed=np.int64(seed), student=np.str_(student_id), teacher=np.str_(teacher_id),
               near_misses=np.int64(most_near_misses), teacher_ply=np.int64(teacher_ply),
-              teacher_rollout=np.int64(teacher_rollout))
+              teacher_rollout=np.int64(teacher_rollout), only=np.str_(only))
         rate = made / max(time.perf_counter() - start, 1e-9)
         print(f"{done:,} games, {len(boards):,} positions -> {out} ({rate:,.0f} positions/s this run)",
               flush=True)
@@ -200,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     pos.add_argument("--teacher-rollout", type=int, default=0, metavar="TRIALS",
                      help="value each position by the teacher's rollout of TRIALS trials (1-ply, variance "
                           "reduction, full games) instead of its search (default 0: search)")
+    pos.add_argument("--only", choices=("all", "backgames"), default="all",
+                     help="keep every position (default) or the back games alone (a side holding two "
+                          "points in the opponent's home board, 30 pips or more behind)")
     fitp = sub.add_parser("fit", help="fit the student to positions files; write a new checkpoint")
     fitp.add_argument("student", type=Path)
     fitp.add_argument("data", type=Path, nargs="+")
@@ -227,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             # cores made 8-9 positions/s each on one thread, 1-2 with torch's default pool (measured 2026-12-04).
             torch.set_num_threads(1)
             positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses,
-                      args.teacher_ply, args.teacher_rollout)
+                      args.teacher_ply, args.teacher_rollout, args.only)
         elif args.command == "slice":
             written, before = slice_after(args.full, args.after, args.out)
             print(f"{written:,} positions after the first {before:,} -> {args.out}")

@@ -184,14 +184,15 @@ def agreement(ours: list[dict], gnubg: dict) -> dict:
     return out
 
 
-def compare(data_dir: Path, ply: int, out: Path | None = None) -> dict:
-    """Our analysis of every stored match against gnubg's verdicts; printed, returned, written to out."""
+def compare(data_dir: Path, ply: int, out: Path | None = None, model: str | None = None) -> dict:
+    """Our analysis of every stored match against gnubg's verdicts, by `model` (default: the
+    shipped one); printed, returned, written to out."""
     from engine.analysis.grade import AnalysisSettings, analyse_match
     from engine.analysis.summary import summarise
     from engine.formats.matread import load_mat
     from models.loader import load_evaluator
 
-    evaluator = load_evaluator(None)
+    evaluator = load_evaluator(model)
     report, ours = {}, {}
     for path in sorted(data_dir.glob("gnubg-analysis-*.json")):
         gnubg = json.loads(path.read_text())
@@ -229,11 +230,12 @@ def main(argv: list[str] | None = None) -> None:
     cmp_.add_argument("--data-dir", type=Path, default=DATA_DIR)
     cmp_.add_argument("--ply", type=int, default=2)
     cmp_.add_argument("--out", type=Path, default=None, help="also write the report and our decisions as JSON")
+    cmp_.add_argument("--model", default=None, help="the model that analyses (default: the shipped one)")
     args = parser.parse_args(argv)
     if args.what == "generate":
         generate(args.out_dir, args.force)
     else:
-        compare(args.data_dir, args.ply, args.out)
+        compare(args.data_dir, args.ply, args.out, args.model)
 
 
 if __name__ == "__main__":
