@@ -188,6 +188,9 @@ def test_positions_with_rollout_targets(student: Path, tmp_path: Path) -> None:
     assert (targets[:, 1] <= targets[:, 0]).all() and (targets[:, 3] <= 1 - targets[:, 0] + 1e-6).all()
     assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "2",
                          "--out", str(data)]) == 2
+    fitted = tmp_path / "f.pt"
+    assert distill_main(["fit", str(student), str(data), "--epochs", "1", "--out", str(fitted)]) == 0
+    assert load_checkpoint(fitted).trainer_state["distilled"][-1]["teacher_rollouts"] == [2]
 
 
 def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:

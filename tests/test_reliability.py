@@ -464,20 +464,26 @@ def test_a_bit_flipped_checkpoint_is_refused_in_one_line(tmp_path, capsys):
 
 
 def test_a_bit_flip_in_the_shipped_model_weights_is_refused(tmp_path, capsys):
-    """models/default.pt predates the seal: the zip's CRC-32 of each weight record catches it."""
+    """models/default.pt is sealed: one flipped bit in a weight is refused by the seal, and
+    the same bytes without the seal (a file from before it) by the zip's CRC-32 of the record."""
     import zipfile
 
+    from models.checkpoint import SEAL
     from models.paths import DEFAULT_MODEL
 
     data = bytearray(DEFAULT_MODEL.read_bytes())
     with zipfile.ZipFile(DEFAULT_MODEL) as archive:
         record = max(archive.infolist(), key=lambda info: info.file_size)   # a weight matrix
     data[record.header_offset + 200 + record.file_size // 2] ^= 0x10
-    flipped = tmp_path / "default.pt"
-    flipped.write_bytes(bytes(data))
-    code, out, err = cli(capsys, ["eval", OPENING, "--model", str(flipped)])
-    assert_one_error_line(code, err, "eval")
-    assert "fails its CRC check" in err[0]
+    comment = bytes(data).rindex(SEAL)
+    unsealed = bytes(data[:comment - 2]) + b"\0\0"
+    for name, payload, message in (("sealed.pt", bytes(data), "do not match its seal"),
+                                   ("unsealed.pt", unsealed, "fails its CRC check")):
+        flipped = tmp_path / name
+        flipped.write_bytes(payload)
+        code, out, err = cli(capsys, ["eval", OPENING, "--model", str(flipped)])
+        assert_one_error_line(code, err, "eval")
+        assert message in err[0]
 
 
 def test_a_write_never_puts_non_finite_weights_in_place(tmp_path):

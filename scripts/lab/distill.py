@@ -142,9 +142,11 @@ def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr:
         held = _load(validate)
         validation = (held["boards"], held["targets"])
     result = fit(ckpt.net, boards, targets, epochs, lr, seed=seed, lr_end=lr_end, validation=validation)
+    rollouts = sorted({int(a.get("teacher_rollout", 0)) for a in arrays})  # trials; 0: searched
     record = {"data": [p.name for p in data_paths], "teachers": sorted({str(a["teacher"]) for a in arrays}),
               "near_misses": sorted({int(a.get("near_misses", 0)) for a in arrays}),
               "teacher_plies": sorted({int(a.get("teacher_ply", 2)) for a in arrays}),
+              **({"teacher_rollouts": rollouts} if any(rollouts) else {}),
               "positions": len(boards), "epochs": epochs, "lr": lr,
               **({} if lr_end is None else {"lr_end": lr_end}),
               **({} if validate is None else {"validate": validate.name}), "seed": seed, "val_mse": result.val_mse,
