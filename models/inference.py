@@ -116,17 +116,20 @@ def _changed_inputs(board, parent, x, base, n_inputs, rows, scales):
     return count
 
 
+@kernel(inline="always")
+def _work_space(units):
+    """A board's inputs (x), its changed or active rows and their scales, the first layer
+    (acc), and the hidden sigmoid's arrays, allocated once per call of a forward kernel."""
+    return (np.zeros(N_FEATURE_INPUTS, np.float32), np.empty(N_FEATURE_INPUTS, np.int64),
+            np.empty(N_FEATURE_INPUTS, np.float32), np.empty(units, np.float32),
+            np.empty(units, np.float32), np.empty(units, np.float32), np.empty(units, np.int32))
+
+
 @kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy")
 def _forward(boards, w1, b1, w2t, b2, out):
     """(n, 2, 25) afterstates -> out (n, 5), each board's first layer summed from scratch."""
     n_inputs, units = w1.shape
-    x = np.zeros(N_FEATURE_INPUTS, np.float32)
-    rows = np.empty(N_FEATURE_INPUTS, np.int64)
-    scales = np.empty(N_FEATURE_INPUTS, np.float32)
-    acc = np.empty(units, np.float32)
-    hidden = np.empty(units, np.float32)
-    mantissa = np.empty(units, np.float32)
-    exponent = np.empty(units, np.int32)
+    x, rows, scales, acc, hidden, mantissa, exponent = _work_space(units)
     for n in range(boards.shape[0]):
         _encode_into(boards[n], x, n_inputs)
         sum_rows(x, acc, w1, b1, rows, scales)
@@ -141,13 +144,7 @@ def _forward_from_parents(boards, parents, parent_of, w1, b1, w2t, b2, out):
     parent_x = np.zeros((parents.shape[0], N_FEATURE_INPUTS), np.float32)
     parent_acc = np.empty((parents.shape[0], units), np.float32)
     summed = np.zeros(parents.shape[0], np.bool_)
-    x = np.zeros(N_FEATURE_INPUTS, np.float32)
-    rows = np.empty(N_FEATURE_INPUTS, np.int64)
-    scales = np.empty(N_FEATURE_INPUTS, np.float32)
-    acc = np.empty(units, np.float32)
-    hidden = np.empty(units, np.float32)
-    mantissa = np.empty(units, np.float32)
-    exponent = np.empty(units, np.int32)
+    x, rows, scales, acc, hidden, mantissa, exponent = _work_space(units)
     for n in range(boards.shape[0]):
         p = parent_of[n]
         base = parent_x[p]
