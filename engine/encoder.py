@@ -37,6 +37,14 @@ def input_count(features: bool) -> int:
 
 
 @kernel(inline="always")
+def point_unit(n, k):
+    """The k-th of the four units (0..3) of a point holding n checkers, as _fill writes it."""
+    if k < 3:
+        return np.float32(1.0) if n > k else np.float32(0.0)
+    return np.float32((n - 3) / 2.0) if n > 3 else np.float32(0.0)
+
+
+@kernel(inline="always")
 def _fill(board, out):
     """Write the nonzero inputs of one afterstate into out, which must be all zeros."""
     for side in range(2):

@@ -4,8 +4,8 @@ An evaluator scores afterstates: int8 boards (n, 2, 25) whose row 0 is the side 
 just moved and row 1 the side now on roll. It returns (n, 5) float probabilities from
 row 0's view, in gnubg's order: P(win), P(win gammon), P(win backgammon),
 P(lose gammon), P(lose backgammon); gammons include backgammons. Evaluators may declare
-`accepts_pre_move_race` or `accepts_parents` (Parents, below): engine.search then passes
-them those hints as keywords.
+`accepts_pre_move_race` or `accepts_parents` (Parents, below): `evaluate_with_hints`
+passes them those hints as keywords, and no hint to an evaluator that does not declare it.
 
 Also here: the shared clamps on any network's outputs, and the random evaluator (the
 weakest baseline).
@@ -48,6 +48,17 @@ class Parents:
     def take(self, rows: np.ndarray) -> Parents:
         """The parents of afterstates[rows]."""
         return Parents(self.boards, self.index[rows])
+
+
+def evaluate_with_hints(evaluator: Evaluator, afterstates: np.ndarray, pre_move_race: np.ndarray | None = None,
+                        parents: Parents | None = None) -> np.ndarray:
+    """evaluator.evaluate(afterstates), given each hint the evaluator declares it accepts."""
+    hints = {}
+    if pre_move_race is not None and getattr(evaluator, "accepts_pre_move_race", False):
+        hints["pre_move_race"] = pre_move_race
+    if parents is not None and getattr(evaluator, "accepts_parents", False):
+        hints["parents"] = parents
+    return evaluator.evaluate(afterstates, **hints)
 
 
 def flip(probs: np.ndarray) -> np.ndarray:

@@ -56,11 +56,11 @@ def best_afterstates(boards: np.ndarray, evaluator: Evaluator, ply: int = 1,
         return np.zeros((0, n_cols, 2, 25), dtype=np.int8), np.zeros((0, n_cols, 5))
     after, group_start = expand(boards, roll_rows)
     board_of = np.repeat(np.repeat(np.arange(n), n_cols), np.diff(group_start))
-    race = race_flags(boards)[board_of] if getattr(evaluator, "accepts_pre_move_race", False) else None
-    probs, eqs = screened_values(evaluator, after, group_start, race, screen, Parents(boards, board_of))
+    probs, eqs = screened_values(evaluator, after, group_start, race_flags(boards)[board_of], screen,
+                                 Parents(boards, board_of))
     if ply > 1:
         cand = _candidates(eqs, group_start, filter)
-        deep = afterstate_values(after[cand], evaluator, ply, None if race is None else race[cand], filter)
+        deep = afterstate_values(after[cand], evaluator, ply, filter=filter)
         # Only the candidates compete at the deeper ply.
         eqs = np.full(len(after), -np.inf)
         probs[cand] = deep

@@ -13,7 +13,7 @@ import numpy as np
 
 from engine import bearoff
 from engine.cache import kernel
-from engine.evaluator import N_OUTPUTS, Evaluator, Parents
+from engine.evaluator import N_OUTPUTS, Evaluator, Parents, evaluate_with_hints
 from engine.position import is_race
 
 
@@ -69,14 +69,10 @@ class WithRaceNet:
         if pre_move_race is not None:
             contact = contact | ~np.asarray(pre_move_race, dtype=bool)
         if contact.all():
-            return np.asarray(self._contact(afterstates, parents), dtype=np.float64)
+            return np.asarray(evaluate_with_hints(self.contact, afterstates, parents=parents), dtype=np.float64)
         if contact.any():
             rows = np.nonzero(contact)[0]
-            probs[rows] = self._contact(afterstates[rows], None if parents is None else parents.take(rows))
+            probs[rows] = evaluate_with_hints(self.contact, afterstates[rows],
+                                              parents=None if parents is None else parents.take(rows))
         probs[~contact] = self.race.evaluate(afterstates[~contact])
         return probs
-
-    def _contact(self, afterstates: np.ndarray, parents: Parents | None) -> np.ndarray:
-        if parents is not None and self.accepts_parents:
-            return self.contact.evaluate(afterstates, parents=parents)
-        return self.contact.evaluate(afterstates)

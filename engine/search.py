@@ -36,7 +36,7 @@ import numpy as np
 from engine.cache import kernel
 
 from engine.dice import ALL_ROLLS
-from engine.evaluator import N_OUTPUTS, Evaluator, Parents, equity, flip, result_probs
+from engine.evaluator import N_OUTPUTS, Evaluator, Parents, equity, evaluate_with_hints, flip, result_probs
 from engine.movegen import _ZOBRIST, generate, generate_into, thread_play_buffers
 from engine.position import game_result, game_results, is_race, race_flags
 
@@ -95,12 +95,7 @@ def evaluate_afterstates(evaluator: Evaluator, afterstates: np.ndarray,
     afterstates = np.ascontiguousarray(afterstates, dtype=np.int8)
     if len(afterstates) == 0:
         return np.zeros((0, N_OUTPUTS))
-    extra = {}
-    if pre_move_race is not None and getattr(evaluator, "accepts_pre_move_race", False):
-        extra["pre_move_race"] = pre_move_race
-    if parents is not None and getattr(evaluator, "accepts_parents", False):
-        extra["parents"] = parents
-    probs = np.array(evaluator.evaluate(afterstates, **extra), dtype=np.float64)
+    probs = np.array(evaluate_with_hints(evaluator, afterstates, pre_move_race, parents), dtype=np.float64)
     points = game_results(afterstates)
     for k in np.nonzero(points)[0]:
         probs[k] = result_probs(int(points[k]))
@@ -110,9 +105,9 @@ def evaluate_afterstates(evaluator: Evaluator, afterstates: np.ndarray,
 def play_values(board: np.ndarray, afterstates: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     """(n, 5) 1-ply values of the plays of one roll of `board` (evaluate_afterstates with the
     pre-move race flag and the board as every play's parent), as every player values them."""
-    race = np.full(len(afterstates), is_race(board)) if getattr(evaluator, "accepts_pre_move_race", False) else None
-    parents = Parents(np.asarray(board, dtype=np.int8)[None], np.zeros(len(afterstates), dtype=np.int64))
-    return evaluate_afterstates(evaluator, afterstates, race, parents)
+    n = len(afterstates)
+    parents = Parents(np.asarray(board, dtype=np.int8)[None], np.zeros(n, dtype=np.int64))
+    return evaluate_afterstates(evaluator, afterstates, np.full(n, is_race(board)), parents)
 
 
 @kernel
@@ -249,7 +244,7 @@ def roll_average(boards: np.ndarray, evaluator: Evaluator) -> np.ndarray:
     n_rolls = len(ROLLS)
     afterstates, group_start = _expanded(boards, np.tile(np.arange(n_rolls), (n_boards, 1)))
     sizes = np.diff(group_start).reshape(n_boards, n_rolls).sum(axis=1)
-    race = np.repeat(race_flags(boards), sizes) if getattr(evaluator, "accepts_pre_move_race", False) else None
+    race = np.repeat(race_flags(boards), sizes)
     parents = Parents(boards, np.repeat(np.arange(n_boards), sizes))
     probs, eqs = screened_values(evaluator, afterstates, group_start, race, parents=parents)
     best = best_in_groups(eqs, group_start)
@@ -313,7 +308,6 @@ def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, p
     afterstates, steps = generate(board, int(dice[0]), int(dice[1]))
     if len(afterstates) == 0:
         return []
-    race = np.full(len(afterstates), is_race(board)) if getattr(evaluator, "accepts_pre_move_race", False) else None
     probs = play_values(board, afterstates, evaluator)
     eqs = equity(probs)
     order = [int(i) for i in np.argsort(-eqs, kind="stable")]
@@ -323,8 +317,7 @@ def rank_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, p
         # The plays the previous stage valued lead `order`, best first.
         best_eq = eqs[order[0]]
         cand = [i for i in order[:stage.max_moves] if plies[i] == depth - 1 and eqs[i] >= best_eq - stage.threshold]
-        probs[cand] = afterstate_values(afterstates[cand], evaluator, depth, None if race is None else race[cand],
-                                        filter)
+        probs[cand] = afterstate_values(afterstates[cand], evaluator, depth, filter=filter)
         eqs[cand] = equity(probs[cand])
         plies[cand] = depth
         order.sort(key=lambda i: (-plies[i], -eqs[i]))  # stable: ties keep the previous stage's order

@@ -34,7 +34,7 @@ import numpy as np
 
 from engine import bearoff
 from engine.cache import FAST_MATH, cache_root, kernel, kernels_compiled
-from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode
+from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode, point_unit
 from engine.evaluator import N_OUTPUTS, Parents, rule_out_gammons, sanity_clamp
 from engine.features import write_features
 from engine.layers import add_rows, sigmoid_into, sum_rows
@@ -69,14 +69,6 @@ def _encode_into(board, x, n_inputs):
 
 
 @kernel(inline="always")
-def _point_input(n, k):
-    """Tesauro's k-th input (0..3) of a point with n checkers, as engine.encoder._fill writes it."""
-    if k < 3:
-        return np.float32(1.0) if n > k else np.float32(0.0)
-    return np.float32((n - 3) / 2.0) if n > 3 else np.float32(0.0)
-
-
-@kernel(inline="always")
 def _changed_inputs(board, parent, x, base, n_inputs, rows, scales):
     """The inputs in which board differs from parent, in input order: their rows and the
     differences (scales); returns how many. The 198 raw inputs are compared point by point
@@ -92,7 +84,7 @@ def _changed_inputs(board, parent, x, base, n_inputs, rows, scales):
             parent_on_board += before
             if now != before:
                 for k in range(4):
-                    change = _point_input(now, k) - _point_input(before, k)
+                    change = point_unit(now, k) - point_unit(before, k)
                     if change != 0.0:
                         rows[count] = offset + 4 * i + k
                         scales[count] = change
