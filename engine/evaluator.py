@@ -93,13 +93,20 @@ def result_probs(points: int) -> np.ndarray:
     return p
 
 
+@kernel(nogil=True)
+def _clamp(p):
+    for k in range(p.shape[0]):
+        p[k, WIN_GAMMON] = min(p[k, WIN_GAMMON], p[k, WIN])
+        p[k, WIN_BACKGAMMON] = min(p[k, WIN_BACKGAMMON], p[k, WIN_GAMMON])
+        p[k, LOSE_GAMMON] = min(p[k, LOSE_GAMMON], 1.0 - p[k, WIN])
+        p[k, LOSE_BACKGAMMON] = min(p[k, LOSE_BACKGAMMON], p[k, LOSE_GAMMON])
+
+
 def sanity_clamp(probs: np.ndarray) -> np.ndarray:
-    """gnubg's consistency clamp: backgammon <= gammon <= win (and the same for losses)."""
+    """gnubg's consistency clamp: backgammon <= gammon <= win (and the same for losses), as a
+    float64 copy. A kernel: four numpy passes cost more than a small search's network."""
     p = np.array(probs, dtype=np.float64, copy=True)
-    p[..., WIN_GAMMON] = np.minimum(p[..., WIN_GAMMON], p[..., WIN])
-    p[..., WIN_BACKGAMMON] = np.minimum(p[..., WIN_BACKGAMMON], p[..., WIN_GAMMON])
-    p[..., LOSE_GAMMON] = np.minimum(p[..., LOSE_GAMMON], 1.0 - p[..., WIN])
-    p[..., LOSE_BACKGAMMON] = np.minimum(p[..., LOSE_BACKGAMMON], p[..., LOSE_GAMMON])
+    _clamp(p.reshape(-1, N_OUTPUTS))
     return p
 
 
