@@ -13,13 +13,14 @@ from engine.bearoff import exact_race
 from engine.dice import ALL_ROLLS
 from engine.encoder import encode
 from engine.evaluator import flip
-from engine.position import game_results
+from engine.position import game_results, race_flags
 from engine.search import best_play, evaluate_afterstates, rank_plays
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.inference import NetworkEvaluator
 from scripts.lab.distill import identify, main as distill_main
 from training.config import TrainConfig
-from training.distill import (NEAR_MISS_WINDOW, THREE_PLY_TEACHER_FILTER, TRIM, fit, holds_back_game, near_misses,
+from training.distill import (CUBE_WINDOW_SHARE, NEAR_MISS_WINDOW, THREE_PLY_TEACHER_FILTER, TRIM, fit, holds_back_game,
+                              in_cube_window, near_misses,
                               record_positions, search_targets)
 from training.selfplay import initial_net, seed_state
 from training.trainer import Trainer
@@ -228,6 +229,40 @@ def test_positions_can_keep_the_back_games_alone(student: Path, tmp_path: Path) 
         assert str(z["only"]) == "backgames" and len(z["boards"]) > 0
         assert holds_back_game(z["boards"]).all()
     assert distill_main(args[:5] + ["41"] + args[6:]) == 2
+    window = tmp_path / "w.npz"
+    assert distill_main(args[:-1] + [str(window), "--only", "cubewindow"]) == 0
+    with np.load(window) as z:  # the untrained student sees few clear favourites: the mask is tested above
+        assert str(z["only"]) == "cubewindow" and int(z["games"]) == 40
+        assert not race_flags(z["boards"]).any()
+
+
+class _FixedWin:
+    """An evaluator that gives the i-th board P(win) wins[i] (and no gammons)."""
+
+    name = "fixed"
+
+    def __init__(self, wins: list[float]) -> None:
+        self.wins = wins
+
+    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+        probs = np.zeros((len(afterstates), 5))
+        probs[:, 0] = self.wins[:len(afterstates)]
+        return probs
+
+
+def test_cube_window_keeps_a_share_of_contact_positions_with_a_clear_favourite() -> None:
+    """in_cube_window keeps contact positions whose favourite (either side) has P(win) 0.6-0.95,
+    and about CUBE_WINDOW_SHARE of them; never a near-even, a decided or a race position."""
+    contact = _board({23: 2, 20: 2, 5: 3, 4: 3, 3: 3, 2: 2}, {1: 3, 2: 3, 4: 3, 5: 3, 6: 3})
+    race = _board({5: 15}, {5: 15})
+    wins = [0.5, 0.7, 0.3, 0.97, 0.03, 0.8]
+    boards = np.stack([contact] * 5 + [race])
+    every = np.zeros(len(boards), dtype=bool)
+    for seed in range(400):
+        every |= in_cube_window(boards, _FixedWin(wins), np.random.default_rng(seed))
+    assert every.tolist() == [False, True, True, False, False, False]
+    kept = sum(in_cube_window(boards, _FixedWin(wins), np.random.default_rng(s))[1] for s in range(400))
+    assert abs(kept / 400 - CUBE_WINDOW_SHARE) < 0.07
 
 
 @pytest.mark.slow

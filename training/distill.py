@@ -69,6 +69,23 @@ def holds_back_game(boards: np.ndarray) -> np.ndarray:
     return holds.any(axis=1) & ~race_flags(boards)
 
 
+CUBE_WINDOW = (0.6, 0.95)  # the favourite's P(win) where cube actions are decided
+CUBE_WINDOW_SHARE = 0.25  # of those positions, the share kept: fewer a game, from more games
+
+
+def in_cube_window(boards: np.ndarray, evaluator: Evaluator, rng: np.random.Generator) -> np.ndarray:
+    """Mask of a random CUBE_WINDOW_SHARE of the contact afterstates whose favourite's P(win),
+    by the evaluator, lies in CUBE_WINDOW: where the cube benchmark's largest errors were, the
+    shipped net's static P(win) 0.05 to 0.17 from its own rollouts (docs/cube.md)."""
+    boards = np.asarray(boards, dtype=np.int8).reshape(-1, 2, 25)
+    if len(boards) == 0:
+        return np.zeros(0, dtype=np.bool_)
+    win = evaluate_afterstates(evaluator, boards)[:, 0]
+    favourite = np.maximum(win, 1.0 - win)
+    window = (favourite >= CUBE_WINDOW[0]) & (favourite <= CUBE_WINDOW[1]) & ~race_flags(boards)
+    return window & (rng.random(len(boards)) < CUBE_WINDOW_SHARE)
+
+
 def _answered_by_net(boards: np.ndarray) -> np.ndarray:
     """Mask of the afterstates the net answers at play time: not finished, not an exact bear-off race."""
     keep = game_results(boards) == 0
