@@ -115,24 +115,25 @@ def _build(binom, zobrist, first_off):
 _TABLES: dict[str, np.ndarray] = {}
 
 
-def _load(path: Path) -> np.ndarray | None:
+def _load(path: Path, shape: tuple[int, ...]) -> np.ndarray | None:
     try:
         loaded = np.load(path)
     except (OSError, ValueError):
         return None
-    return loaded if loaded.shape == (N_POSITIONS, MAX_ROLLS) else None
+    return loaded if loaded.shape == shape else None
 
 
-def _cached(name: str, builder) -> np.ndarray:
-    """A (54264, MAX_ROLLS) table from the disk cache, or built and saved there."""
+def _cached(name: str, builder, shape: tuple[int, ...] = (N_POSITIONS, MAX_ROLLS),
+            build: str = "b.table(); b.gammon_table()") -> np.ndarray:
+    """A table from the disk cache, or built and saved there."""
     if name not in _TABLES:
         path = cache_root() / f"{name}-v{VERSION}.npy"
-        loaded = _load(path)
+        loaded = _load(path, shape)
         if loaded is None and not kernels_compiled():
-            # Interpreted, the build would take minutes: a compiled process builds and saves the tables.
-            subprocess.run([sys.executable, "-c", "import engine.bearoff as b; b.table(); b.gammon_table()"],
+            # Interpreted, the build would take minutes: a compiled process builds and saves the table.
+            subprocess.run([sys.executable, "-c", f"import engine.bearoff as b; {build}"],
                            cwd=Path(__file__).resolve().parents[1], check=False)
-            loaded = _load(path)
+            loaded = _load(path, shape)
         if loaded is not None:
             _TABLES[name] = loaded
         else:
@@ -240,3 +241,99 @@ def apply(afterstates: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """probs with every position of both sides home replaced by its database value (in place, returned)."""
     patch_home_races(np.ascontiguousarray(afterstates, dtype=np.int8), probs, table(), gammon_table(), BINOM)
     return probs
+
+
+# ---------------------------------------------------------------------------------------
+# The two-sided cubeful table of small bear-offs (money play)
+
+SMALL_CHECKERS = 6  # a side's checkers at most, as in gnubg's two-sided database
+N_SMALL = 924  # ways to hold 0..6 checkers on six points, C(12, 6): bearoff_index ranks them 0..923
+CENTRED, ROLLER_OWNS, OPPONENT_OWNS = range(3)  # cube states, seen by the side on roll
+
+
+@kernel
+def _build_cubeful(binom, zobrist):
+    """(3, N_SMALL, N_SMALL): the side on roll's no-double equity per unit of the cube, for
+    each cube state, indexed by its small position and then the opponent's; every roll and
+    every later cube action of both sides chosen to maximise cubeful equity, no gammons
+    (both sides have borne off). Money play: the taker passes when the take costs more
+    than the single point, and a double never goes past the taker's view of the cube."""
+    counts = np.zeros((N_SMALL, 6), dtype=np.int8)
+    pips = np.zeros(N_SMALL, dtype=np.int64)
+    row = np.zeros(25, dtype=np.int8)
+    for a in range(7):
+        for b in range(7 - a):
+            for d in range(7 - a - b):
+                for e in range(7 - a - b - d):
+                    for f in range(7 - a - b - d - e):
+                        for g in range(7 - a - b - d - e - f):
+                            row[0], row[1], row[2], row[3], row[4], row[5] = a, b, d, e, f, g
+                            k = bearoff_index(row, binom)
+                            for i in range(6):
+                                counts[k, i] = row[i]
+                            pips[k] = a + 2 * b + 3 * d + 4 * e + 5 * f + 6 * g
+    # Each position's successors for each of the 21 rolls, flat: start[s, r]..start[s, r + 1].
+    boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    steps = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
+    hashes = np.empty(MAX_PLAYS, dtype=np.int64)
+    board = np.zeros((2, 25), dtype=np.int8)
+    start = np.zeros((N_SMALL, 22), dtype=np.int64)
+    succ = np.empty(N_SMALL * 21 * 64, dtype=np.int64)
+    weight = np.empty(21)
+    used = 0
+    for s in range(1, N_SMALL):
+        board[:, :] = 0
+        for i in range(6):
+            board[0, i] = counts[s, i]
+        r = 0
+        for d1 in range(1, 7):
+            for d2 in range(1, d1 + 1):
+                weight[r] = (1.0 if d1 == d2 else 2.0) / 36.0
+                start[s, r] = used
+                for m in range(generate_into(board, d1, d2, boards, steps, hashes, zobrist)):
+                    succ[used] = bearoff_index(boards[m, 0], binom)
+                    used += 1
+                r += 1
+        start[s, 21] = used
+    # A pair's values need only pairs of fewer pips in all: fill them in that order.
+    total = (pips.reshape(-1, 1) + pips.reshape(1, -1)).ravel()
+    nd = np.zeros((3, N_SMALL, N_SMALL))
+    best = np.empty(3)
+    for pair in np.argsort(total, kind="mergesort"):
+        s, t = pair // N_SMALL, pair % N_SMALL
+        if s == 0 or t == 0:
+            continue  # a side with nothing left has won
+        for r in range(21):
+            best[:] = -np.inf
+            for j in range(start[s, r], start[s, r + 1]):
+                s2 = succ[j]
+                if s2 == 0:
+                    best[:] = 1.0  # borne off: a single win, whatever the cube
+                    break
+                # The opponent on roll at (t, s2), after its own best cube action.
+                double_take = min(2.0 * nd[OPPONENT_OWNS, t, s2], 1.0)
+                best[CENTRED] = max(best[CENTRED], -max(nd[CENTRED, t, s2], double_take))
+                best[ROLLER_OWNS] = max(best[ROLLER_OWNS], -nd[OPPONENT_OWNS, t, s2])
+                best[OPPONENT_OWNS] = max(best[OPPONENT_OWNS], -max(nd[ROLLER_OWNS, t, s2], double_take))
+            for c in range(3):
+                nd[c, s, t] += weight[r] * best[c]
+    return nd
+
+
+def cubeful_table() -> np.ndarray:
+    """(3, N_SMALL, N_SMALL) float64 no-double equities of small bear-offs (_build_cubeful)."""
+    return _cached("bearoff-two-sided-cubeful", lambda: _build_cubeful(BINOM, _ZOBRIST),
+                   (3, N_SMALL, N_SMALL), "b.cubeful_table()")
+
+
+@kernel(nogil=True)
+def small_index(side_row, binom):
+    """A side's index in cubeful_table, or -1 unless its checkers are all home and at most SMALL_CHECKERS."""
+    total = 0
+    for i in range(25):
+        if i >= 6 and side_row[i] > 0:
+            return -1
+        total += side_row[i]
+    if total == 0 or total > SMALL_CHECKERS:
+        return -1
+    return bearoff_index(side_row, binom)

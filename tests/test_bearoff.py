@@ -1,4 +1,4 @@
-"""The one-sided bear-off database: hand-checkable cases, consistency, and gnubg's odds."""
+"""The bear-off databases: hand-checkable cases, consistency, and gnubg's odds and cube values."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 
 from engine import bearoff
-from engine.position import Position
+from engine.cube.equity import CubeInfo, cube_decision_at_ply, small_bearoff_values
+from engine.gnubg.process import GnubgProcess
+from engine.position import Position, decode_position_id
+from models.loader import load_network
+from models.paths import DEFAULT_MODEL
 from tests.conftest import GNUBG
 
 
@@ -206,3 +210,73 @@ def test_gammons_agree_with_gnubg(tmp_path: Path) -> None:
         assert 1.0 - ours[0] == pytest.approx(win, abs=0.02), pid
         assert ours[3] == pytest.approx(win_gammon, abs=0.02), pid
         assert ours[1] == pytest.approx(lose_gammon, abs=0.02), pid
+
+
+# ----------------------------------------------------------------------------- the cubeful table
+
+
+def _board(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    return np.stack([mine, theirs]).astype(np.int8)
+
+
+def test_last_roll_with_the_cube_owned_is_a_redouble_take() -> None:
+    """AgAAKAAAAAAAAA: two checkers (on the 3 and 2 points) against one that is off next
+    roll. 25 rolls of 36 bear both off, then the game is over: the cube is dead, No double
+    = 25/36 - 11/36 in every cube state and Double/take twice that (Janowski's live cube
+    had kept the cube)."""
+    board = decode_position_id("AgAAKAAAAAAAAA")
+    mine, theirs = bearoff.small_index(board[0], bearoff.BINOM), bearoff.small_index(board[1], bearoff.BINOM)
+    np.testing.assert_allclose(bearoff.cubeful_table()[:, mine, theirs], 14 / 36)
+    decision = cube_decision_at_ply(board, load_network(DEFAULT_MODEL), CubeInfo(value=2, owner="me"), 1)
+    assert decision.action == "Redouble, take"
+    assert decision.no_double == pytest.approx(14 / 36) and decision.double_take == pytest.approx(28 / 36)
+
+
+def test_cubeful_table_orders_the_cube_states_and_stays_in_bounds() -> None:
+    """Holding the cube is worth at least a centred one, which is worth at least the
+    opponent's; a sure bear-off this roll is a single win in every state."""
+    nd = bearoff.cubeful_table()[:, 1:, 1:]  # index 0: a side with nothing left
+    assert (nd[bearoff.ROLLER_OWNS] >= nd[bearoff.CENTRED] - 1e-12).all()
+    assert (nd[bearoff.CENTRED] >= nd[bearoff.OPPONENT_OWNS] - 1e-12).all()
+    assert np.abs(nd).max() <= 1.0 + 1e-12
+    one = bearoff.small_index(_row(p1=1), bearoff.BINOM)
+    six = bearoff.small_index(_row(p6=6), bearoff.BINOM)
+    np.testing.assert_allclose(bearoff.cubeful_table()[:, one, six], 1.0)
+
+
+def test_only_small_bear_offs_in_money_play_without_beavers_are_exact() -> None:
+    small = _board(_row(p2=1, p3=1), _row(p2=1))
+    assert small_bearoff_values(small, CubeInfo()) is not None
+    assert small_bearoff_values(small, CubeInfo(beavers=True)) is None
+    assert small_bearoff_values(small, CubeInfo(match_length=5)) is None
+    assert small_bearoff_values(_board(_row(p1=7), _row(p2=1)), CubeInfo()) is None  # seven checkers
+    outside = _row(p2=1)
+    outside[6] = 1
+    assert small_bearoff_values(_board(outside, _row(p2=1)), CubeInfo()) is None  # one not home
+
+
+@pytest.mark.skipif(GNUBG is None, reason="gnubg is not installed")
+def test_cubeful_table_agrees_with_gnubg() -> None:
+    """gnubg's 0-ply cubeful analysis of 60 random small bear-offs, in each cube state: its
+    two-sided bear-off database's No double and Double/take, to its stored precision."""
+    rng = np.random.default_rng(3)
+    table = bearoff.cubeful_table()
+    gnubg = GnubgProcess()
+    try:
+        for _ in range(60):
+            sides = []
+            for _side in range(2):
+                row = np.zeros(25, dtype=np.int8)
+                for _checker in range(rng.integers(1, 7)):
+                    row[rng.integers(0, 6)] += 1
+                sides.append(row)
+            mine, theirs = (bearoff.small_index(row, bearoff.BINOM) for row in sides)
+            for owner, state in (("centre", bearoff.CENTRED), ("me", bearoff.ROLLER_OWNS),
+                                 ("opponent", bearoff.OPPONENT_OWNS)):
+                theirs_says = gnubg.cube_analysis(Position(_board(*sides)), CubeInfo(owner=owner), 0)
+                assert theirs_says.no_double == pytest.approx(table[state, mine, theirs], abs=5e-4)
+                if owner != "opponent":
+                    assert theirs_says.double_take == pytest.approx(2 * table[bearoff.OPPONENT_OWNS, mine, theirs],
+                                                                    abs=1e-3)
+    finally:
+        gnubg.close()

@@ -138,7 +138,8 @@ def afterstate_equities(afterstates: np.ndarray, probs: np.ndarray, cube: CubeIn
         if points[k]:
             value = cash_value(cube, int(points[k]))
         else:
-            theirs = best_cube_value(flip(probs[k]), opp, cube_efficiency(afterstates[k][::-1]))
+            opp_board = afterstates[k][::-1]
+            theirs = best_cube_value(flip(probs[k]), opp, cube_efficiency(opp_board), opp_board)
             value = -theirs if cube.is_money else 1.0 - theirs
         out[k] = to_normalised(value, cube)
     return out

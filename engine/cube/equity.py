@@ -14,6 +14,9 @@ x = 0.68 in contact; in a race 0.55 + 0.00125 * (my pips), clamped to 0.6..0.7.
   and the cash point (L + 1)/(W + L + 1/2). Jacoby: with a centred cube gammons count
   single. Beavers: as gnubg, a taker whose take is profitable (Double/Take below 0 from
   the doubler's view) beavers; this names the answer and leaves the equities as they are.
+- Small bear-offs (both sides home with at most six checkers), money play without
+  beavers, take their exact cubeful values from engine.bearoff's two-sided table instead,
+  at every ply: so close to the end the cube's life is no fixed share.
 - Match play works in match winning chances (engine.cube.match_equity). The take point of a
   double to cube v is computed recursively from the highest useful cube down (a cube that
   a player cannot use any more is dead: he needs no more than the cube's value, the
@@ -35,6 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from engine.bearoff import BINOM, CENTRED, OPPONENT_OWNS, ROLLER_OWNS, cubeful_table, small_index
 from engine.errors import CubeError
 from engine.evaluator import WIN, WIN_BACKGAMMON, WIN_GAMMON, LOSE_BACKGAMMON, LOSE_GAMMON, Evaluator, equity, flip
 from engine.cube.match_equity import is_post_crawford, max_match_length, mwc_after, outcome_mwcs
@@ -403,20 +407,46 @@ def decide(cube: CubeInfo, nd: float, dt: float, cubeless: float, can_gammon: bo
         double_take_mwc=dt if match else None, double_pass_mwc=dp if match else None)
 
 
-def cube_decision(probs: np.ndarray, cube: CubeInfo, x: float) -> CubeDecision:
-    """1-ply cube decision from my cubeless probabilities (before my roll) and efficiency x."""
+def small_bearoff_values(board: np.ndarray | None, cube: CubeInfo) -> tuple[float, float] | None:
+    """(ND, DT) in cubeful_value units, exact, from the two-sided table of small bear-offs
+    (engine.bearoff.cubeful_table: both sides home with at most six checkers, money play
+    without beavers); None for any other position, or no board. Why: so near the end,
+    Janowski's live cube misjudges a cube that may never be turned again."""
+    if board is None or not cube.is_money or cube.beavers:
+        return None
+    board = np.asarray(board, dtype=np.int8)
+    mine, theirs = small_index(board[0], BINOM), small_index(board[1], BINOM)
+    if mine < 0 or theirs < 0:
+        return None
+    table = cubeful_table()
+    state = {CENTRE: CENTRED, ME_OWNS: ROLLER_OWNS, OPP_OWNS: OPPONENT_OWNS}[cube.owner]
+    return (cube.value * float(table[state, mine, theirs]),
+            2 * cube.value * float(table[OPPONENT_OWNS, mine, theirs]))
+
+
+def _nd_dt(probs: np.ndarray, cube: CubeInfo, x: float, board: np.ndarray | None) -> tuple[float, float]:
+    """No double and Double/take in cubeful_value units: exact for small bear-offs, else Janowski."""
+    exact = small_bearoff_values(board, cube)
+    if exact is not None:
+        return exact
+    return cubeful_value(probs, cube, x), cubeful_value(probs, cube.doubled(), x)
+
+
+def cube_decision(probs: np.ndarray, cube: CubeInfo, x: float, board: np.ndarray | None = None) -> CubeDecision:
+    """1-ply cube decision from my cubeless probabilities (before my roll) and efficiency x;
+    given the board (me in row 0), small bear-offs get their exact values."""
     p = np.asarray(probs, dtype=np.float64)
-    nd = cubeful_value(p, cube, x)
-    dt = cubeful_value(p, cube.doubled(), x)
+    nd, dt = _nd_dt(p, cube, x, board)
     return decide(cube, nd, dt, float(equity(p)), bool(p[WIN_GAMMON] > 0.0))
 
 
-def best_cube_value(probs: np.ndarray, cube: CubeInfo, x: float) -> float:
-    """My value with my best cube action now, in cubeful_value units: max(ND, min(DT, DP))."""
-    nd = cubeful_value(probs, cube, x)
+def best_cube_value(probs: np.ndarray, cube: CubeInfo, x: float, board: np.ndarray | None = None) -> float:
+    """My value with my best cube action now, in cubeful_value units: max(ND, min(DT, DP));
+    given the board (me in row 0), small bear-offs get their exact values."""
+    nd, dt = _nd_dt(np.asarray(probs, dtype=np.float64), cube, x, board)
     if not cube.may_double():
         return nd
-    return max(nd, min(cubeful_value(probs, cube.doubled(), x), cash_value(cube, 1)))
+    return max(nd, min(dt, cash_value(cube, 1)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -438,7 +468,7 @@ def _leaf_values(afterstates: np.ndarray, probs: np.ndarray, cube: CubeInfo) -> 
             out[k] = cash_value(cube, pts)
             continue
         opp_board = afterstates[k][::-1]
-        opp_value = best_cube_value(flip(probs[k]), opp_cube, cube_efficiency(opp_board))
+        opp_value = best_cube_value(flip(probs[k]), opp_cube, cube_efficiency(opp_board), opp_board)
         out[k] = -opp_value if cube.is_money else 1.0 - opp_value
     return out
 
@@ -478,9 +508,10 @@ CUBE_MAX_PLY = 2
 
 
 def cube_decision_at_ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo, ply: int) -> CubeDecision:
-    """The cube decision at min(ply, CUBE_MAX_PLY): 1-ply Janowski or cube_decision_2ply."""
-    if ply >= 2:
-        return cube_decision_2ply(board, evaluator, cube)
+    """The cube decision at min(ply, CUBE_MAX_PLY): 1-ply Janowski or cube_decision_2ply; a
+    small bear-off's exact values at any ply."""
     from engine.search import evaluate_position
 
-    return cube_decision(evaluate_position(board, evaluator, 1), cube, cube_efficiency(board))
+    if ply >= 2 and small_bearoff_values(board, cube) is None:
+        return cube_decision_2ply(board, evaluator, cube)
+    return cube_decision(evaluate_position(board, evaluator, 1), cube, cube_efficiency(board), board)

@@ -287,7 +287,7 @@ def _cube_actions(boards, k, owner_mover, cube_value, owner_root, root_on_roll, 
         if not cube.may_double():
             continue
         if ply == 1:
-            decision = cube_decision(probs[j], cube, cube_efficiency(boards[i]))
+            decision = cube_decision(probs[j], cube, cube_efficiency(boards[i]), boards[i])
         else:
             decision = cube_decision_at_ply(boards[i], evaluator, cube, ply)
         if not decision.double:

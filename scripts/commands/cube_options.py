@@ -130,13 +130,15 @@ def cube_report(position: Position, evaluator: Evaluator, ply: int, cube: CubeIn
     """The JSON-ready `cube` object: no_double, double_take, double_pass (normalised to the
     current cube), action (gnubg's words), plus the decision's details and the Match ID.
     """
-    from engine.cube.equity import CUBE_MAX_PLY, cube_decision_at_ply, cube_efficiency
+    from engine.cube.equity import CUBE_MAX_PLY, cube_decision_at_ply, cube_efficiency, small_bearoff_values
 
     board = position.board
     out = cube_decision_at_ply(board, evaluator, cube, ply).as_dict()
     out["ply"] = min(ply, CUBE_MAX_PLY)
     out["settings"] = describe(cube)
-    out["efficiency"] = round(cube_efficiency(board), 6)
+    # None: the exact values of the small bear-off table, no efficiency involved.
+    exact = small_bearoff_values(board, cube) is not None
+    out["efficiency"] = None if exact else round(cube_efficiency(board), 6)
     out["match_id"] = match_id_for(cube, me)
     return out
 
@@ -150,7 +152,8 @@ def format_cube(report: dict) -> str:
     best = max(r[1] for r in rows)
     unit = "EMG (normalised match equity)" if "mwc" in report else "normalised to the cube"
     lines = [f"Cube analysis ({report['ply']}-ply, {report['settings']})",
-             f"  Cube efficiency          {report['efficiency']:.3f}",
+             "  Cube efficiency          " + ("exact (small bear-off table)" if report["efficiency"] is None
+                                                 else f"{report['efficiency']:.3f}"),
              f"  Cubeless equity          {report['cubeless_equity']:+.4f}",
              f"  Cubeful equities ({unit}):"]
     for k, (name, value) in enumerate(rows, start=1):
