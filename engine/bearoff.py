@@ -278,7 +278,7 @@ def _build_cubeful(binom, zobrist):
     hashes = np.empty(MAX_PLAYS, dtype=np.int64)
     board = np.zeros((2, 25), dtype=np.int8)
     start = np.zeros((N_SMALL, 22), dtype=np.int64)
-    succ = np.empty(N_SMALL * 21 * 64, dtype=np.int64)
+    succ = np.empty(N_SMALL * 21 * 64, dtype=np.int64)  # a roll of a small position has at most 35 plays
     weight = np.empty(21)
     used = 0
     for s in range(1, N_SMALL):
