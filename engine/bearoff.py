@@ -1,7 +1,7 @@
-"""An exact one-sided bear-off database, built by our own code, and the race odds it gives.
+"""Exact bear-off databases, built by our own code, and the race odds and cube values they give.
 
 For every way to hold 0..15 checkers on the six home points (C(21, 6) = 54,264
-positions) it stores the distribution of the number of rolls needed to bear them all off
+positions) the first table stores the distribution of the number of rolls needed to bear them all off
 when each roll is played to minimise the expected number of rolls (as gnubg's one-sided
 database). Two such distributions give the exact winning chance of a bear-off race:
 the side on roll needing n rolls wins when the other side needs at least n.
@@ -10,11 +10,15 @@ A second table holds, for the positions of all 15 checkers, the distribution of 
 number of rolls needed to bear off the FIRST checker (played to minimise its expectation),
 which gives the gammon chances when a side has not yet borne off, as gnubg's does.
 
-Used whenever both sides have every checker in their home board (`both_home`): then
-P(win) and both gammons follow from the two sides' distributions, and no backgammon is
+A third, two-sided table holds exact cubeful money equities of the small bear-offs (at
+most six checkers a side), as gnubg's two-sided database: engine.cube reads it.
+
+The first two are used whenever both sides have every checker in their home board
+(`both_home`): then P(win) and both gammons follow from the two sides' distributions, and no backgammon is
 possible. The win table is exact for play-to-finish-fastest; races where a side would
 rather play for or against the gammon differ from it by a few hundredths at most.
-The tables take a few seconds to build and are cached under ~/.cache/tdgammon.
+The tables take seconds to build (the two-sided one under a minute) and are cached
+under ~/.cache/tdgammon.
 """
 
 from __future__ import annotations
@@ -256,8 +260,8 @@ def _build_cubeful(binom, zobrist):
     """(3, N_SMALL, N_SMALL): the side on roll's no-double equity per unit of the cube, for
     each cube state, indexed by its small position and then the opponent's; every roll and
     every later cube action of both sides chosen to maximise cubeful equity, no gammons
-    (both sides have borne off). Money play: the taker passes when the take costs more
-    than the single point, and a double never goes past the taker's view of the cube."""
+    (both sides have borne off). Money play with no cube limit: the taker passes when
+    taking would cost more than the point the pass gives away."""
     counts = np.zeros((N_SMALL, 6), dtype=np.int8)
     pips = np.zeros(N_SMALL, dtype=np.int64)
     row = np.zeros(25, dtype=np.int8)
