@@ -68,7 +68,18 @@ def test_bench_cube_prints_its_figure(capsys):
     assert re.fullmatch(r"cube: [0-9.]+ mEMG/decision", out.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("argv", [["--set", "9"], ["--limit", "-1"], ["--data", "/nonexistent.json"]])
+def test_bench_cube_lists_the_decisions_that_lose_the_most(capsys):
+    assert main(["bench", "cube", "--model", "pubeval", "--ply", "1", "--limit", "20", "--worst", "3",
+                 "--json"]) in (0, None)
+    doc = json.loads(capsys.readouterr().out)
+    rows = doc["worst"]
+    assert len(rows) == 3 and rows[0]["mEMG"] >= rows[1]["mEMG"] >= rows[2]["mEMG"]
+    assert rows[0]["mEMG"] == pytest.approx(rows[0]["doubler"] + rows[0]["taker"])
+    # The worst decision's error is the largest of the scored ones: their mean is no more.
+    assert doc["ours"]["mEMG"] <= rows[0]["mEMG"] + 1e-9
+
+
+@pytest.mark.parametrize("argv", [["--set", "9"], ["--limit", "-1"], ["--worst", "-2"], ["--data", "/nonexistent.json"]])
 def test_bench_cube_bad_input_is_one_line(argv, capsys):
     assert main(["bench", "cube", "--model", "pubeval", *argv]) == 2
     err = capsys.readouterr().err.strip()

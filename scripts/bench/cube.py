@@ -192,6 +192,28 @@ def format_summary(label: str, s: dict) -> list[str]:
     return lines
 
 
+def worst(scored: list[Scored], n: int) -> list[dict]:
+    """The n decisions that lose the most, worst first: where a model's error comes from
+    (on the shipped model a few positions hold much of it: docs/cube.md)."""
+    rows = []
+    for s in sorted(scored, key=lambda s: -s.error)[:n]:
+        cube = s.case.cube
+        rows.append({"position": s.case.position.id, "cube": cube.value, "owner": cube.owner,
+                     "match": cube.match_length, "score": list(cube.score), "judge": s.judge_action,
+                     "action": s.action, "mEMG": 1000.0 * s.error, "doubler": 1000.0 * s.doubler,
+                     "taker": 1000.0 * s.taker})
+    return rows
+
+
+def format_worst(rows: list[dict]) -> list[str]:
+    lines = [f"the {len(rows)} decisions that lose the most (judge -> player):"]
+    for r in rows:
+        where = f"{r['match']}-point {r['score'][0]}-{r['score'][1]}" if r["match"] else "money"
+        lines.append(f"  {r['position']}  {where}, cube {r['cube']} {r['owner']}: {r['judge']} -> {r['action']}, "
+                     f"{r['mEMG']:.0f} mEMG (doubler {r['doubler']:.0f}, taker {r['taker']:.0f})")
+    return lines
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="M", default=None,
                         help="checkpoint, pubeval or random (default: models/default.pt)")
@@ -199,6 +221,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", default="money", help="money (default), 3, 5, 7 or match (all match scores)")
     parser.add_argument("--data", default=str(BENCHMARK), help="the benchmark file")
     parser.add_argument("--limit", type=int, default=0, help="score only the first N decisions (0 = all)")
+    parser.add_argument("--worst", type=int, default=0, metavar="N",
+                        help="also list the N decisions that lose the most (position, cube, actions, error)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -206,8 +230,8 @@ def run(args: argparse.Namespace) -> None:
     from engine.search import check_ply
 
     check_ply(args.ply)
-    if args.limit < 0:
-        raise TdgammonError(f"--limit must be >= 0, got {args.limit}")
+    if args.limit < 0 or args.worst < 0:
+        raise TdgammonError(f"--limit and --worst must be >= 0, got {args.limit} and {args.worst}")
     cases = load_cases(Path(args.data), args.set)
     if args.limit:
         cases = cases[:args.limit]
@@ -215,10 +239,13 @@ def run(args: argparse.Namespace) -> None:
 
     evaluator = load_evaluator(args.model)
     start = time.perf_counter()
-    ours = summary(score_player(cases, evaluator, args.ply))
+    scored = score_player(cases, evaluator, args.ply)
+    ours = summary(scored)
     elapsed = time.perf_counter() - start
     label = f"{args.model or 'default model'} at {args.ply}-ply"
     out = {"set": args.set, "decisions": len(cases), "player": label, "ours": ours}
+    if args.worst:
+        out["worst"] = worst(scored, args.worst)
     if cases and all(c.gnubg0 is not None for c in cases):
         out["gnubg0"] = summary(score_gnubg0(cases))
     if args.json:
@@ -229,4 +256,6 @@ def run(args: argparse.Namespace) -> None:
     if "gnubg0" in out:
         print("\n".join(format_summary("gnubg 0-ply", out["gnubg0"])))
     print("\n".join(format_summary(label, ours)))
+    if args.worst:
+        print("\n".join(format_worst(out["worst"])))
     print(f"cube: {ours['mEMG']:.2f} mEMG/decision")
