@@ -57,28 +57,33 @@ def bearoff_index(row, binom):
 
 
 @kernel
+def _positions(most, binom):
+    """(counts, pips) of every way to hold 0..most checkers on the six home points, in
+    bearoff_index order (it ranks the positions of fewer checkers first: C(most + 6, 6) of them)."""
+    n = binom[most + 6, 6]
+    counts = np.zeros((n, 6), dtype=np.int8)
+    pips = np.zeros(n, dtype=np.int64)
+    row = np.zeros(25, dtype=np.int8)
+    for a in range(most + 1):
+        for b in range(most + 1 - a):
+            for d in range(most + 1 - a - b):
+                for e in range(most + 1 - a - b - d):
+                    for f in range(most + 1 - a - b - d - e):
+                        for g in range(most + 1 - a - b - d - e - f):
+                            row[0], row[1], row[2], row[3], row[4], row[5] = a, b, d, e, f, g
+                            k = bearoff_index(row, binom)
+                            for i in range(6):
+                                counts[k, i] = row[i]
+                            pips[k] = a + 2 * b + 3 * d + 4 * e + 5 * f + 6 * g
+    return counts, pips
+
+
+@kernel
 def _build(binom, zobrist, first_off):
     """(dist, mean) of the rolls needed to bear off every checker or, with first_off, the
     first one (a position below 15 checkers needs none), each roll played to minimise the
     expected rolls."""
-    counts = np.zeros((N_POSITIONS, 6), dtype=np.int8)
-    pips = np.zeros(N_POSITIONS, dtype=np.int64)
-    row = np.zeros(25, dtype=np.int8)
-    c = np.zeros(6, dtype=np.int64)
-    # Enumerate every count vector with sum <= 15.
-    for a in range(16):
-        for b in range(16 - a):
-            for d in range(16 - a - b):
-                for e in range(16 - a - b - d):
-                    for f in range(16 - a - b - d - e):
-                        for g in range(16 - a - b - d - e - f):
-                            c[0], c[1], c[2], c[3], c[4], c[5] = a, b, d, e, f, g
-                            for i in range(6):
-                                row[i] = c[i]
-                            k = bearoff_index(row, binom)
-                            for i in range(6):
-                                counts[k, i] = c[i]
-                            pips[k] = a + 2 * b + 3 * d + 4 * e + 5 * f + 6 * g
+    counts, pips = _positions(15, binom)
     # Every play lowers the pips, so in this order a position's successors come before it.
     order = np.argsort(pips, kind="mergesort")
     dist = np.zeros((N_POSITIONS, MAX_ROLLS), dtype=np.float64)
@@ -262,20 +267,7 @@ def _build_cubeful(binom, zobrist):
     every later cube action of both sides chosen to maximise cubeful equity, no gammons
     (both sides have borne off). Money play with no cube limit: the taker passes when
     taking would cost more than the point the pass gives away."""
-    counts = np.zeros((N_SMALL, 6), dtype=np.int8)
-    pips = np.zeros(N_SMALL, dtype=np.int64)
-    row = np.zeros(25, dtype=np.int8)
-    for a in range(7):
-        for b in range(7 - a):
-            for d in range(7 - a - b):
-                for e in range(7 - a - b - d):
-                    for f in range(7 - a - b - d - e):
-                        for g in range(7 - a - b - d - e - f):
-                            row[0], row[1], row[2], row[3], row[4], row[5] = a, b, d, e, f, g
-                            k = bearoff_index(row, binom)
-                            for i in range(6):
-                                counts[k, i] = row[i]
-                            pips[k] = a + 2 * b + 3 * d + 4 * e + 5 * f + 6 * g
+    counts, pips = _positions(SMALL_CHECKERS, binom)
     # Each position's successors for each of the 21 rolls, flat: start[s, r]..start[s, r + 1].
     boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
     steps = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
