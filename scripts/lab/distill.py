@@ -89,7 +89,7 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
     only="cubewindow" a share of those where cube actions are decided (training.distill.in_cube_window)."""
     net = load_checkpoint(student).net
     evaluator = load_network(teacher)
-    student_evaluator = NetworkEvaluator(net) if most_near_misses else None
+    student_evaluator = NetworkEvaluator(net)
     student_id, teacher_id = identify(student), identify(teacher)
     if out.exists():
         data = _load(out)
@@ -107,13 +107,13 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
     while done < games:
         n = min(chunk, games - done)
         new = record_positions(net, n, rng)
-        if student_evaluator is not None:  # the fresh rolls: one stream per chunk, so a resume repeats them
+        if most_near_misses:  # the fresh rolls: one stream per chunk, so a resume repeats them
             rolls = np.random.default_rng([seed, done])
             new = np.concatenate([new, near_misses(new, student_evaluator, most_near_misses, rolls)])
         if only == "backgames":
             new = new[holds_back_game(new)]
         elif only == "cubewindow":  # its own stream, so a resume draws the same picks
-            new = new[in_cube_window(new, NetworkEvaluator(net), np.random.default_rng([seed, done, 1]))]
+            new = new[in_cube_window(new, student_evaluator, np.random.default_rng([seed, done, 1]))]
         made += len(new)
         boards = np.concatenate([boards, new])
         values = (rollout_targets(new, evaluator, teacher_rollout, seed=seed) if teacher_rollout
