@@ -167,6 +167,80 @@ def test_cubeful_rollout_runs(small_net):
     assert -3 < summary.cubeful < 3
 
 
+def _small_bearoffs(n: int, seed: int) -> list[np.ndarray]:
+    """Random positions of both sides home with two to six checkers each."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        board = np.zeros((2, 25), dtype=np.int8)
+        for side in range(2):
+            for _ in range(rng.integers(2, 7)):
+                board[side, rng.integers(0, 6)] += 1
+        out.append(board)
+    return out
+
+
+@pytest.mark.parametrize("owner", ["centre", "me"])
+def test_cube_decision_rollout_of_small_bearoffs_is_exact(small_net, owner):
+    """36 quasi-random trials play each first roll once and stop at the exact two-sided table
+    a roll later, so both lines are the table's No double and Double/take, but for the plays:
+    the table plays each roll for the best cubeful equity, the rollout for the best cubeless
+    one, which can only lose a little."""
+    from engine.cube.equity import cube_decision, small_bearoff_values
+    from engine.rollout.runner import rollout_cube_decision
+
+    settings = RolloutSettings(trials=36, cube=True, batch=36, cube_owner=cf.ME_OWNS if owner == "me" else cf.CENTRE)
+    cube = CubeInfo(value=1, owner=owner)
+    for board in _small_bearoffs(6, seed=4):
+        if not cube.may_double():
+            continue
+        res = rollout_cube_decision(board, LocalBackend(None, evaluator=small_net), settings)
+        nd, dt = small_bearoff_values(board, cube)
+        assert nd - 1e-3 <= res.decision.no_double <= nd + 1e-9
+        assert dt - 2e-3 <= res.decision.double_take <= dt + 1e-9
+        assert res.decision.action == cube_decision(np.zeros(5), cube, 0.0, board).action
+        assert res.gain[0] == pytest.approx(res.decision.double_take - res.decision.no_double)
+
+
+def test_cube_decision_lines_are_paired_and_consistent(pubeval):
+    from engine.rollout.runner import cube_lines, rollout_cube_decision
+
+    s = RolloutSettings(trials=72, cube=True, truncate=4, batch=36)
+    res = rollout_cube_decision(OPENING.board, LocalBackend(None, evaluator=pubeval), s)
+    nd, dt = res.no_double, res.double_take
+    assert np.array_equal(nd.data.ids, dt.data.ids) and nd.settings.hold_first
+    assert (dt.settings.cube_value, dt.settings.cube_owner) == (2, cf.OPP_OWNS)
+    assert res.decision.no_double == pytest.approx(nd.summary.cubeful)
+    assert res.decision.double_take == pytest.approx(dt.summary.cubeful)
+    assert res.gain[0] == pytest.approx(dt.summary.cubeful - nd.summary.cubeful)
+    # The same first roll in both lines: paired, the difference's error is below the sum of both.
+    assert res.gain[1] < np.hypot(nd.summary.se_cubeful, dt.summary.se_cubeful)
+    # Without hold_first the opening side never doubles at once either, so the line is the same rollout.
+    plain = run_trials(OPENING.board, pubeval, replace_settings(s, hold_first=False), 0, 72)
+    assert np.allclose(plain.cf_raw, nd.data.cf_raw)
+    with pytest.raises(RolloutError, match="opponent"):
+        cube_lines(replace_settings(s, cube_owner=cf.OPP_OWNS))
+    with pytest.raises(RolloutError, match="cube=True"):
+        cube_lines(RolloutSettings())
+
+
+def replace_settings(s: RolloutSettings, **kw) -> RolloutSettings:
+    from dataclasses import replace
+
+    return replace(s, **kw)
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"cube": True, "cube_value": 3}, "power of two"),
+    ({"cube": True, "cube_owner": 2}, "cube_owner"),
+    ({"cube_owner": 1}, "cubeful"),
+    ({"hold_first": True}, "cubeful"),
+])
+def test_cube_start_settings_checked(kw, words):
+    with pytest.raises(RolloutError, match=words):
+        RolloutSettings(**kw)
+
+
 def test_positions_refused():
     over = np.zeros((2, 25), dtype=np.int8)
     over[1, 0] = 15
@@ -285,6 +359,25 @@ def test_cli_json_shape():
     rec = json.loads(out.stdout)
     assert {"position", "trials", "probs", "equity", "cubeful", "se", "seconds"} <= set(rec)
     assert set(rec["se"]) == {"probs", "equity", "cubeful"} and len(rec["probs"]) == 5 and rec["trials"] == 36
+
+
+def test_cli_cube_decision():
+    out = cli(OPENING.id, "--evaluator", "pubeval", "--trials", "36", "--truncate", "3", "--cube-decision", "--json",
+              "--quiet")
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)
+    assert rec["owner"] == "centre" and rec["trials"] == 36
+    assert {"no_double", "double_take", "double_pass", "action"} <= set(rec["decision"])
+    assert rec["decision"]["no_double"] == rec["no_double"]["cubeful"]
+    text = cli(OPENING.id, "--evaluator", "pubeval", "--trials", "36", "--truncate", "3", "--cube-decision",
+               "--owner", "me", "--quiet")
+    assert text.returncode == 0, text.stderr
+    assert "Redouble, take" in text.stdout and "Proper cube action:" in text.stdout
+    for args, words in ((["--dice", "31"], "dice"), (["--save", "x.npz"], "save")):
+        bad = cli(OPENING.id, "--evaluator", "pubeval", "--cube-decision", *args)
+        assert bad.returncode == 2 and words in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    bad = cli(OPENING.id, "--evaluator", "pubeval", "--owner", "me")
+    assert bad.returncode == 2 and "--cube-decision" in bad.stderr
 
 
 def test_cli_batch_one_object_per_line():

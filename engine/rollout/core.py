@@ -9,8 +9,8 @@ file merge into exactly the figures of one uninterrupted run: a trial's dice dep
 on (seed, trial id), and a batch always covers the same ids.
 
 Everything is from the root: the side on roll at the start, before its roll. Probabilities
-in engine.evaluator's order; cubeful values in points of money play (cube 1 centred at the
-start, both sides use the cube, Jacoby and beavers off).
+in engine.evaluator's order; cubeful values in points of money play (by default the cube at
+1 and centred at the start; both sides use the cube, Jacoby and beavers off).
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ class RolloutSettings:
     """How to roll out. truncate: plies to play before scoring with the evaluator (0 = to the
     end); bearoff: stop an exact bear-off race at the database; batch: trials in lock-step
     (a multiple of 36 keeps the quasi-random strata whole).
+
+    With cube: the cube at the start (cube_value, cube_owner from the root's view: 0
+    centred, 1 the root's, -1 the opponent's); hold_first: the root does not double before
+    its first roll and that roll is always played (the "No double" line of a cube decision
+    rollout; harmless in its "Double, take" line, where the root cannot double).
     """
 
     trials: int = 1296
@@ -55,6 +60,9 @@ class RolloutSettings:
     bearoff: bool = True
     seed: int = 0
     batch: int = 216
+    cube_value: int = 1
+    cube_owner: int = 0
+    hold_first: bool = False
 
     def __post_init__(self) -> None:
         for name in ("trials", "batch"):
@@ -67,6 +75,13 @@ class RolloutSettings:
         if self.ply not in (1, 2):
             raise RolloutError(f"rollout ply must be 1 or 2, got {self.ply!r}")
         check_ply(self.ply)
+        if self.cube_owner not in (cf.CENTRE, cf.ME_OWNS, cf.OPP_OWNS):
+            raise RolloutError(f"cube_owner must be 0 (centred), 1 (the root's) or -1, got {self.cube_owner!r}")
+        v = self.cube_value
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 or v & (v - 1):
+            raise RolloutError(f"cube_value must be a power of two, got {v!r}")
+        if not self.cube and (v != 1 or self.cube_owner != cf.CENTRE or self.hold_first):
+            raise RolloutError("a cube state at the start needs a cubeful rollout (cube=True)")
 
     def as_dict(self) -> dict:
         return {k: (int(v) if isinstance(v, (np.integer,)) else v) for k, v in asdict(self).items()}
@@ -174,8 +189,8 @@ def run_trials(board: np.ndarray, evaluator: Evaluator, settings: RolloutSetting
     luck = np.zeros((n, 5))
     cf_raw = np.zeros(n)
     cf_luck = np.zeros(n)
-    cube_value = np.ones(n)
-    owner_root = np.zeros(n, dtype=np.int64)  # cf.CENTRE / ME_OWNS (root) / OPP_OWNS
+    cube_value = np.full(n, float(s.cube_value))
+    owner_root = np.full(n, s.cube_owner, dtype=np.int64)  # cf.CENTRE / ME_OWNS (root) / OPP_OWNS
     turns = np.zeros(n, dtype=np.int64)
     dice = None
     dist = bearoff.table() if s.bearoff else None
@@ -202,7 +217,8 @@ def run_trials(board: np.ndarray, evaluator: Evaluator, settings: RolloutSetting
             finish(k, probs, cube_value[k] * cf.money_cubeful(probs, owner_mover, cf.efficiency(boards[k])))
             break
 
-        if dist is not None:
+        held = s.hold_first and t == 0
+        if dist is not None and not held:
             exact = np.array([bearoff.exact_race(boards[i]) for i in k], dtype=bool)
             if exact.any():
                 e = k[exact]
@@ -211,12 +227,12 @@ def run_trials(board: np.ndarray, evaluator: Evaluator, settings: RolloutSetting
                     theirs = np.ascontiguousarray(boards[i][::-1])
                     probs[j, 0] = 1.0 - bearoff.race_win_probability(theirs, dist, bearoff.BINOM)
                 own = owner_mover[exact]
-                finish(e, probs, cube_value[e] * cf.money_cubeful(probs, own, cf.efficiency(boards[e])))
+                finish(e, probs, cube_value[e] * cf.race_cubeful(boards[e], probs, own))
                 k, owner_mover = k[~exact], owner_mover[~exact]
                 if len(k) == 0:
                     break
 
-        if s.cube:
+        if s.cube and not held:
             dropped = _cube_actions(boards, k, owner_mover, cube_value, owner_root, root_on_roll, evaluator, s.ply)
             if len(dropped):
                 probs = position_values(boards[dropped], evaluator, s.ply)

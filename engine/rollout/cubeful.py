@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import bearoff
 from engine.cube.equity import (CONTACT_EFFICIENCY, RACE_BASE, RACE_MAX, RACE_MIN, RACE_PER_PIP)
 from engine.evaluator import equity
 from engine.position import race_flags
@@ -16,6 +17,8 @@ from engine.position import race_flags
 _EPS = 1e-7
 CENTRE, ME_OWNS, OPP_OWNS = 0, 1, -1
 """Cube owner codes from the side whose value is computed (negate for the other side)."""
+CODE_OWNER = {CENTRE: "centre", ME_OWNS: "me", OPP_OWNS: "opponent"}
+"""The codes as engine.cube.equity's owner names."""
 
 _PIPS = np.arange(1, 26)
 
@@ -51,3 +54,24 @@ def money_cubeful(probs: np.ndarray, owner: np.ndarray, x: np.ndarray) -> np.nda
     live = np.where(owner == CENTRE, centre, np.where(owner == ME_OWNS, mine, theirs))
     out = (1.0 - x) * dead + x * live
     return np.where((pw <= _EPS) | (pw >= 1.0 - _EPS), dead, out)
+
+
+_TABLE_STATE = {CENTRE: bearoff.CENTRED, ME_OWNS: bearoff.ROLLER_OWNS, OPP_OWNS: bearoff.OPPONENT_OWNS}
+
+
+def race_cubeful(boards: np.ndarray, probs: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Cubeful equity per unit cube of each side on roll before its cube action: exact from
+    the two-sided table where both sides are small bear-offs (max(ND, min(DT, 1)), or ND
+    when the cube is the opponent's), else Janowski's money_cubeful."""
+    boards = np.asarray(boards)
+    owner = np.broadcast_to(np.asarray(owner), (len(boards),))
+    out = money_cubeful(probs, owner, efficiency(boards))
+    table = None
+    for j, board in enumerate(boards):
+        mine, theirs = bearoff.small_index(board[0], bearoff.BINOM), bearoff.small_index(board[1], bearoff.BINOM)
+        if mine < 0 or theirs < 0:
+            continue
+        table = bearoff.cubeful_table() if table is None else table
+        nd = table[_TABLE_STATE[int(owner[j])], mine, theirs]
+        out[j] = nd if owner[j] == OPP_OWNS else max(nd, min(2.0 * table[bearoff.OPPONENT_OWNS, mine, theirs], 1.0))
+    return out

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.cube.equity import CubeDecision, CubeInfo, decide
 from engine.evaluator import Evaluator, equity, result_probs
+from engine.rollout.cubeful import CODE_OWNER, OPP_OWNS as OPP_CODE
 from engine.rollout.core import (RolloutError, RolloutSettings, Summary, TrialData, check_position, estimates,
                                  run_trials, summarise)
 from engine.position import game_results
@@ -347,6 +349,82 @@ def _apply_stop(cands: list[dict], settings: RolloutSettings, n_se: float) -> No
             behind, se = d.mean(), d.std(ddof=1) / np.sqrt(len(d))
         if behind > n_se * se:
             c["stopped"] = True
+
+
+# ---------------------------------------------------------------------------------------
+# A cube decision
+
+
+@dataclass
+class CubeRollout:
+    """No double and Double/take of the side on roll, rolled out on the same dice.
+
+    decision: engine.cube's verdict from the two rolled-out values (normalised to the cube
+    at the start); gain: Double/take minus No double and its standard error, paired trial
+    by trial.
+    """
+
+    no_double: RolloutResult
+    double_take: RolloutResult
+    decision: CubeDecision
+    gain: tuple[float, float]
+
+
+def cube_lines(settings: RolloutSettings) -> tuple[RolloutSettings, RolloutSettings]:
+    """The settings of the two lines: the cube as it is and held for the first roll, and the
+    cube doubled and the opponent's."""
+    if not settings.cube:
+        raise RolloutError("a cube decision rollout is cubeful: it needs cube=True")
+    if settings.cube_owner == OPP_CODE:
+        raise RolloutError("the side on roll cannot double: the cube is the opponent's")
+    no_double = replace(settings, hold_first=True)
+    return no_double, replace(no_double, cube_value=2 * settings.cube_value, cube_owner=OPP_CODE)
+
+
+def rollout_cube_decision(board: np.ndarray, backend, settings: RolloutSettings, *, target_se: float | None = None,
+                          min_trials: int = 324, progress: Progress | None = None) -> CubeRollout:
+    """Roll out the side on roll's cube decision (money): both lines batch by batch on the
+    same trial ids, so their difference is paired; target_se stops once that difference's
+    standard error is at most it. Ctrl-C returns the partial result."""
+    board = check_position(board)
+    lines = cube_lines(settings)
+    parts: tuple[list[TrialData], list[TrialData]] = ([], [])
+    start = time.perf_counter()
+    interrupted = False
+    try:
+        for lo, hi in batch_ranges(settings):
+            for line, done in zip(lines, parts):
+                (data,) = backend.run(board, line, [(lo, hi)])
+                done.append(data)
+            merged = [TrialData.concat(p) for p in parts]
+            if progress is not None:
+                progress(hi, summarise(merged[0], lines[0]))
+            if target_se is not None and hi >= max(2, min_trials) and _gain(merged, lines)[1] <= target_se:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+        if hasattr(backend, "close"):
+            backend.close(abort=True)
+    seconds = time.perf_counter() - start
+    nd, dt = (RolloutResult(line, TrialData.concat(p), seconds, interrupted) for line, p in zip(lines, parts))
+    n = min(len(nd.data.ids), len(dt.data.ids))
+    if n == 0:
+        raise KeyboardInterrupt
+    cube = CubeInfo(value=settings.cube_value, owner=CODE_OWNER[settings.cube_owner])
+    probs = nd.summary.probs
+    decision = decide(cube, nd.summary.cubeful, dt.summary.cubeful, float(equity(probs)), bool(probs[1] > 0.0))
+    return CubeRollout(nd, dt, decision, _gain([nd.data, dt.data], lines))
+
+
+def _gain(data: list[TrialData], lines: tuple[RolloutSettings, RolloutSettings]) -> tuple[float, float]:
+    """Mean and standard error of Double/take minus No double over the common trials, per
+    unit of the cube at the start."""
+    common = np.intersect1d(data[0].ids, data[1].ids)
+    nd, dt = (estimates(d, line)[1][np.isin(d.ids, common)] for d, line in zip(data, lines))
+    d = (dt - nd) / lines[0].cube_value
+    if len(d) < 2:
+        return float(d.mean()) if len(d) else float("nan"), float("inf")
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
 
 
 def with_trials(settings: RolloutSettings, trials: int) -> RolloutSettings:

@@ -24,9 +24,10 @@ if TYPE_CHECKING:  # the engine's rollout modules load numba: imported where the
     from engine.evaluator import Evaluator
     from engine.position import Position
     from engine.rollout.core import RolloutSettings, Summary
-    from engine.rollout.runner import PlayRollout, RolloutResult
+    from engine.rollout.runner import CubeRollout, PlayRollout, RolloutResult
 
 PROB_NAMES = ("Win", "W(g)", "W(bg)", "L(g)", "L(bg)")
+CODE_OWNER_NAMES = {0: "centre", 1: "me"}
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--truncate", type=int, default=0, metavar="N",
                         help="stop after N plies and score with the evaluator (default 0: play to the end)")
     parser.add_argument("--cube", action="store_true", help="also roll out cubeful money equity (both sides use the cube)")
+    parser.add_argument("--cube-decision", action="store_true",
+                        help="roll out the side on roll's money cube decision: No double and Double/take on the "
+                             "same dice, and the proper cube action")
+    parser.add_argument("--owner", choices=("centre", "me"), default="centre",
+                        help="with --cube-decision: the cube is centred (default) or the side on roll's")
     parser.add_argument("--no-vr", dest="variance_reduction", action="store_false",
                         help="do not subtract the luck of the rolls (variance reduction is on by default)")
     parser.add_argument("--no-quasi", dest="quasi_random", action="store_false",
@@ -118,9 +124,16 @@ def settings_from_args(args: argparse.Namespace) -> RolloutSettings:
         raise RolloutError(f"--min-trials must be 0 or more, got {args.min_trials}")
     if args.stop_behind is not None and args.stop_behind < 0:
         raise RolloutError(f"--stop-behind must be 0 or more standard errors, got {args.stop_behind}")
-    return RolloutSettings(trials=args.trials, ply=args.ply, truncate=args.truncate, cube=args.cube,
-                           variance_reduction=args.variance_reduction, quasi_random=args.quasi_random,
-                           seed=args.seed, batch=args.batch_trials)
+    if args.cube_decision and args.dice:
+        raise RolloutError("--cube-decision rolls out the position before its roll: drop --dice")
+    if args.cube_decision and (args.save or args.resume):
+        raise RolloutError("--save and --resume work for position rollouts, not with --cube-decision")
+    if args.owner != "centre" and not args.cube_decision:
+        raise RolloutError("--owner goes with --cube-decision")
+    return RolloutSettings(trials=args.trials, ply=args.ply, truncate=args.truncate,
+                           cube=args.cube or args.cube_decision, variance_reduction=args.variance_reduction,
+                           quasi_random=args.quasi_random, seed=args.seed, batch=args.batch_trials,
+                           cube_owner=1 if args.owner == "me" else 0)
 
 
 def make_backend(args: argparse.Namespace, loader: EvaluatorLoader):
@@ -197,6 +210,29 @@ def plays_record(position: Position, dice: tuple[int, int], plays: list[PlayRoll
     return rec
 
 
+def cube_record(position: Position, cr: CubeRollout) -> dict:
+    """The two lines (cubeful values per unit of the cube at the start) and the verdict."""
+    nd, dt = cr.no_double.summary, cr.double_take.summary
+    rec = {"position": position.id, "owner": CODE_OWNER_NAMES[cr.no_double.settings.cube_owner],
+           "trials": min(nd.trials, dt.trials), "no_double": summary_record(nd),
+           "double_take": summary_record(dt), "gain": {"equity": _r(cr.gain[0]), "se": _r(cr.gain[1])},
+           "decision": cr.decision.as_dict(), "seconds": round(cr.no_double.seconds, 3)}
+    if cr.no_double.interrupted:
+        rec["interrupted"] = True
+    return rec
+
+
+def format_cube(rec: dict) -> list[str]:
+    d, nd, dt = rec["decision"], rec["no_double"], rec["double_take"]
+    verb = "Redouble" if rec["owner"] == "me" else "Double"
+    rows = [("No double", d["no_double"], nd["se"]["cubeful"]), (f"{verb}, take", d["double_take"], dt["se"]["cubeful"]),
+            (f"{verb}, pass", d["double_pass"], None)]
+    lines = [f"  {name:<16}{value:+.4f}" + (f"  (se {se:.4f})" if se is not None else "") for name, value, se in rows]
+    return lines + [f"  Proper cube action: {d['action']}",
+                    f"  {verb}/take minus no double: {rec['gain']['equity']:+.4f} (se {rec['gain']['se']:.4f}, "
+                    f"the same dice in both lines)"]
+
+
 def _fmt_row(label: str, values, signed_last: bool = True) -> str:
     cells = "".join(f"{v:8.4f}" for v in values[:5])
     last = f"{values[5]:+9.4f}" if signed_last else f"{values[5]:9.4f}"
@@ -226,9 +262,13 @@ def describe(settings: RolloutSettings, evaluator_name: str) -> str:
 
 
 def format_text(rec: dict, settings: RolloutSettings, evaluator_name: str) -> str:
-    lines = [f"Rollout of {rec['position']}" + (f", dice {rec['dice'][0]}{rec['dice'][1]}" if "dice" in rec else "")
-             + f"  ({describe(settings, evaluator_name)})"]
-    if "plays" in rec:
+    what = "Cube decision rollout" if "decision" in rec else "Rollout"
+    cube = f", {'centred cube' if rec['owner'] == 'centre' else 'the cube is ours'}" if "decision" in rec else ""
+    lines = [f"{what} of {rec['position']}" + (f", dice {rec['dice'][0]}{rec['dice'][1]}" if "dice" in rec else "")
+             + cube + f"  ({describe(settings, evaluator_name)})"]
+    if "decision" in rec:
+        lines.extend(format_cube(rec))
+    elif "plays" in rec:
         for k, p in enumerate(rec["plays"], start=1):
             tail = ""
             if "behind" in p:
@@ -270,10 +310,16 @@ class _Bar:
 
 def rollout_one(position: Position, dice, settings, backend, evaluator, args) -> dict:
     from engine.rollout.core import RolloutError
-    from engine.rollout.runner import rollout_plays, rollout_position
+    from engine.rollout.runner import rollout_cube_decision, rollout_plays, rollout_position
 
+    if args.cube_decision and dice is not None:
+        raise RolloutError("--cube-decision rolls out the position before its roll, without dice")
     bar = _Bar(settings.trials, not args.quiet)
     try:
+        if args.cube_decision:
+            return cube_record(position, rollout_cube_decision(position.board, backend, settings,
+                                                               target_se=args.target_se, min_trials=args.min_trials,
+                                                               progress=bar))
         if dice is None:
             result = rollout_position(position.board, backend, settings, target_se=args.target_se,
                                       min_trials=args.min_trials, progress=bar, save_path=args.save,
