@@ -247,8 +247,20 @@ def patch_home_races(afterstates, probs, dist, gammon, binom):
 
 
 def apply(afterstates: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """probs with every position of both sides home replaced by its database value (in place, returned)."""
-    patch_home_races(np.ascontiguousarray(afterstates, dtype=np.int8), probs, table(), gammon_table(), BINOM)
+    """probs with every position of both sides home replaced by its database value (in place,
+    returned): exact (the two-sided table) when both sides are small, else the one-sided tables'."""
+    boards = np.ascontiguousarray(afterstates, dtype=np.int8)
+    patch_home_races(boards, probs, table(), gammon_table(), BINOM)
+    return patch_small_races(boards, probs)
+
+
+def patch_small_races(afterstates: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """probs (row 0's view, row 1 on roll) with every small bear-off's P(win) the two-sided
+    table's, exact, in place. Why: two one-sided distributions, each played to finish soonest
+    on average, miss plays that win more often (gnubg's two-sided database does the same)."""
+    boards = np.ascontiguousarray(afterstates, dtype=np.int8).reshape(-1, 2, 25)
+    if len(boards) and _any_small(boards, BINOM):  # the table is loaded only when needed
+        _patch_small(boards, probs, cubeful_table(), BINOM)
     return probs
 
 
@@ -257,16 +269,18 @@ def apply(afterstates: np.ndarray, probs: np.ndarray) -> np.ndarray:
 
 SMALL_CHECKERS = 6  # a side's checkers at most, as in gnubg's two-sided database
 N_SMALL = 924  # ways to hold 0..6 checkers on six points, C(12, 6): bearoff_index ranks them 0..923
-CENTRED, ROLLER_OWNS, OPPONENT_OWNS = range(3)  # cube states, seen by the side on roll
+CENTRED, ROLLER_OWNS, OPPONENT_OWNS, CUBELESS = range(4)  # cube states, seen by the side on roll
+"""CUBELESS: the cube dead, the cubeless equity 2 P(win) - 1 (no gammons are left)."""
 
 
 @kernel
 def _build_cubeful(binom, zobrist):
-    """(3, N_SMALL, N_SMALL): the side on roll's no-double equity per unit of the cube, for
+    """(4, N_SMALL, N_SMALL): the side on roll's no-double equity per unit of the cube, for
     each cube state, indexed by its small position and then the opponent's; every roll and
     every later cube action of both sides chosen to maximise cubeful equity, no gammons
     (both sides have borne off). Money play with no cube limit: the taker passes when
-    taking would cost more than the point the pass gives away."""
+    taking would cost more than the point the pass gives away. The CUBELESS plane plays
+    every roll for P(win) alone."""
     counts, pips = _positions(SMALL_CHECKERS, binom)
     # Each position's successors for each of the 21 rolls, flat: start[s, r]..start[s, r + 1].
     boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
@@ -293,8 +307,8 @@ def _build_cubeful(binom, zobrist):
         start[s, 21] = used
     # A pair's values need only pairs of fewer pips in all: fill them in that order.
     total = (pips.reshape(-1, 1) + pips.reshape(1, -1)).ravel()
-    nd = np.zeros((3, N_SMALL, N_SMALL))
-    best = np.empty(3)
+    nd = np.zeros((4, N_SMALL, N_SMALL))
+    best = np.empty(4)
     for pair in np.argsort(total, kind="mergesort"):
         s, t = pair // N_SMALL, pair % N_SMALL
         if s == 0 or t == 0:
@@ -311,15 +325,16 @@ def _build_cubeful(binom, zobrist):
                 best[CENTRED] = max(best[CENTRED], -max(nd[CENTRED, t, s2], double_take))
                 best[ROLLER_OWNS] = max(best[ROLLER_OWNS], -nd[OPPONENT_OWNS, t, s2])
                 best[OPPONENT_OWNS] = max(best[OPPONENT_OWNS], -max(nd[ROLLER_OWNS, t, s2], double_take))
-            for c in range(3):
+                best[CUBELESS] = max(best[CUBELESS], -nd[CUBELESS, t, s2])
+            for c in range(4):
                 nd[c, s, t] += weight[r] * best[c]
     return nd
 
 
 def cubeful_table() -> np.ndarray:
-    """(3, N_SMALL, N_SMALL) float64 no-double equities of small bear-offs (_build_cubeful)."""
+    """(4, N_SMALL, N_SMALL) float64 no-double equities of small bear-offs (_build_cubeful)."""
     return _cached("bearoff-two-sided-cubeful", lambda: _build_cubeful(BINOM, _ZOBRIST),
-                   (3, N_SMALL, N_SMALL), "b.cubeful_table()")
+                   (4, N_SMALL, N_SMALL), "b.cubeful_table()")
 
 
 @kernel(nogil=True)
@@ -333,3 +348,21 @@ def small_index(side_row, binom):
     if total == 0 or total > SMALL_CHECKERS:
         return -1
     return bearoff_index(side_row, binom)
+
+
+@kernel(nogil=True)
+def _any_small(boards, binom):
+    for k in range(boards.shape[0]):
+        if small_index(boards[k, 0], binom) >= 0 and small_index(boards[k, 1], binom) >= 0:
+            return True
+    return False
+
+
+@kernel(nogil=True)
+def _patch_small(boards, probs, small, binom):
+    for k in range(boards.shape[0]):
+        mine = small_index(boards[k, 0], binom)
+        theirs = small_index(boards[k, 1], binom)
+        if mine >= 0 and theirs >= 0:
+            probs[k, :] = 0.0
+            probs[k, 0] = 0.5 * (1.0 - small[CUBELESS, theirs, mine])  # row 1 on roll

@@ -256,7 +256,7 @@ class RaceDistNet:
         out = np.zeros((len(boards), N_OUTPUTS))
         race_probabilities(boards, bearoff.table(), bearoff.gammon_table(), home_mean_rolls(), bearoff.BINOM,
                            self.w1, self.b1, self.w2, self.b2, out)
-        return out
+        return bearoff.patch_small_races(boards, out)
 
     def weights(self) -> dict[str, np.ndarray]:
         return {"w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2}

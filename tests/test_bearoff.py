@@ -212,6 +212,57 @@ def test_gammons_agree_with_gnubg(tmp_path: Path) -> None:
         assert ours[1] == pytest.approx(lose_gammon, abs=0.02), pid
 
 
+def _small_sides(rng: np.random.Generator) -> np.ndarray:
+    board = np.zeros((2, 25), dtype=np.int8)
+    for side in range(2):
+        for _ in range(int(rng.integers(1, 7))):
+            board[side, int(rng.integers(0, 6))] += 1
+    return board
+
+
+def test_small_races_are_exact_by_their_recursion() -> None:
+    """A small bear-off's P(win) for the side on roll is the mean over its 21 rolls of its
+    best play's: 1 when it is off, else 1 - the opponent's P(win) on roll after it."""
+    from engine.movegen import generate
+    from engine.search import ROLLS, ROLL_WEIGHTS
+
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        after = _small_sides(rng)  # row 1 on roll
+        mine = bearoff.apply(after[None], np.zeros((1, 5)))[0]
+        expected = 0.0
+        for (d1, d2), w in zip(ROLLS, ROLL_WEIGHTS):
+            plays = generate(after[::-1], int(d1), int(d2))[0]  # row 1 moves, now in row 0
+            off = plays[:, 0].sum(axis=1) == 0
+            values = bearoff.apply(plays, np.zeros((len(plays), 5)))[:, 0]  # row 1's P(win), opponent on roll
+            expected += w * (1.0 if off.any() else values.max())
+        assert 1.0 - mine[0] == pytest.approx(expected, abs=1e-12)
+        assert (mine[1:] == 0).all()
+
+
+@pytest.mark.gnubg
+def test_small_races_agree_with_gnubg_two_sided(tmp_path: Path) -> None:
+    """gnubg answers these from its two-sided bear-off database, exact as ours."""
+    rng = np.random.default_rng(9)
+    boards = [_small_sides(rng) for _ in range(30)]
+    ids = [Position(b).swap().id for b in boards]
+    script = tmp_path / "odds.py"
+    script.write_text(
+        "import gnubg\n"
+        "gnubg.command('new session')\n"
+        "context = {'cubeful': 0, 'plies': 0, 'deterministic': 1, 'noise': 0.0}\n"
+        f"for pid in {ids!r}:\n"
+        "    probs = gnubg.evaluate(gnubg.positionfromid(pid), gnubg.cubeinfo(), context)\n"
+        "    print('P', pid, probs[0])\n")
+    out = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True,
+                         timeout=120).stdout
+    theirs = {line.split()[1]: float(line.split()[2]) for line in out.splitlines() if line.startswith("P ")}
+    assert len(theirs) == len(ids), out
+    ours = bearoff.apply(np.stack(boards), np.zeros((len(boards), 5)))
+    for row, pid in zip(ours, ids):
+        assert 1.0 - row[0] == pytest.approx(theirs[pid], abs=1e-4), pid  # its stored precision
+
+
 # ----------------------------------------------------------------------------- the cubeful table
 
 

@@ -222,10 +222,11 @@ def run_trials(board: np.ndarray, evaluator: Evaluator, settings: RolloutSetting
             exact = np.array([bearoff.exact_race(boards[i]) for i in k], dtype=bool)
             if exact.any():
                 e = k[exact]
-                probs = np.zeros((len(e), 5))
-                for j, i in enumerate(e):
-                    theirs = np.ascontiguousarray(boards[i][::-1])
-                    probs[j, 0] = 1.0 - bearoff.race_win_probability(theirs, dist, bearoff.BINOM)
+                theirs = np.ascontiguousarray(boards[e][:, ::-1])  # the mover (row 1) on roll
+                opp = np.zeros((len(e), 5))
+                for j in range(len(e)):
+                    opp[j, 0] = bearoff.race_win_probability(theirs[j], dist, bearoff.BINOM)
+                probs = flip(bearoff.patch_small_races(theirs, opp))
                 own = owner_mover[exact]
                 finish(e, probs, cube_value[e] * cf.race_cubeful(boards[e], probs, own))
                 k, owner_mover = k[~exact], owner_mover[~exact]
