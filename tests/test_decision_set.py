@@ -88,3 +88,29 @@ def test_the_stored_set() -> None:
         assert {p.after.id for p in play_list(d.position, d.dice)} == set(d.worth)
         assert max(d.plies.values()) in (-1, 2)
     assert DEFAULT_SET.stat().st_size < 2_000_000
+    # deepened: every race play at gnubg 2-ply, and in contact every play that was within 0.12
+    # of the best (the best moved a little when it was valued again)
+    for d in decisions:
+        shallow = [k for k, ply in d.plies.items() if ply == 1]
+        assert not shallow or (d.phase == "contact" and min(d.best - d.worth[k] for k in shallow) > 0.11)
+
+
+@pytest.mark.gnubg
+def test_deepen_values_the_shallow_plays_again(tmp_path: Path) -> None:
+    """A race play valued only at gnubg 1-ply is valued again at 2-ply; a far contact play is not."""
+    race = np.zeros((2, 25), dtype=np.int8)
+    race[0, 7], race[0, 3], race[1, 2] = 3, 12, 4
+    contact = _decision(Position.start(), (6, 5), 0)
+    shallow = _decision(Position(race), (4, 2), 0)
+    far = next(k for k in contact.worth if contact.worth[k] == 0.0)
+    contact.worth[far], contact.plies[far] = -0.5, 1
+    for key in shallow.plies:
+        shallow.plies[key] = 1
+    path, out = tmp_path / "set.jsonl.gz", tmp_path / "deep.jsonl.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write(contact.to_json() + "\n" + shallow.to_json() + "\n")
+    assert decision_set.main(["deepen", "--set", str(path), "--out", str(out), "--work", str(tmp_path / "w"),
+                              "--jobs", "1"]) == 0
+    deep = load_set(out)
+    assert set(deep[1].plies.values()) == {2} and deep[1].worth != shallow.worth
+    assert deep[0].plies[far] == 1 and deep[0].worth == contact.worth

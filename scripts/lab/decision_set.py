@@ -18,8 +18,14 @@ plies (the stored set: the best 3 and those within 0.02; its first 315 decisions
 judged with 12 and 0.08, then 6 and 0.04). A player's loss on a decision is the best
 stored worth minus the worth of its play. Judging appends one line per decision to --work, so an interrupted build resumes.
 
+`deepen` then values again at the judge's plies every play that only gnubg 1-ply valued in
+a race, and in contact those within --margin (0.12) of the best: a play any player makes
+should be judged at the judge's depth, and gnubg 1-ply's own errors (it misjudges some
+gammon saves by 0.05) would otherwise count against a player that plays them right.
+
 Usage:
   python -m scripts.lab.decision_set build [--work DIR] [--out FILE]
+  python -m scripts.lab.decision_set deepen [--margin 0.12] [--work DIR] [--out FILE]
   python -m scripts.lab.decision_set [score] PLAYER... [--set FILE]
 where PLAYER is as in `tdgammon pit` (a checkpoint, pubeval, random, with @1..@3;
 gnubg:PLIES gives gnubg's own row). gnubg is only a yardstick: these numbers never reach
@@ -213,6 +219,55 @@ def build(args: argparse.Namespace) -> int:
     return 0
 
 
+def deepen(args: argparse.Namespace) -> int:
+    """Value again at the judge's plies the plays only gnubg 1-ply valued: every one in a race,
+    and in contact those within --margin of the best; resumable through --work."""
+    decisions = load_set(Path(args.set))
+    todo = sorted({(k, d.phase) for d in decisions for k, v in d.worth.items()
+                   if d.plies[k] == 1 and (d.phase == "race" or d.best - v <= args.margin)}, key=lambda kp: kp[0])
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    done_file = work / "deepened.jsonl"
+    done = {}
+    if done_file.exists():
+        done = {r["id"]: r["worth"] for r in map(json.loads, done_file.read_text().splitlines())}
+    todo = [k for k, _ in todo if k not in done]
+    print(f"{len(todo)} plays to value at gnubg {args.gnubg_plies}-ply, {len(done)} done already", flush=True)
+    judges = [GnubgJudge() for _ in range(args.jobs)]
+    free = queue.SimpleQueue()
+    for judge in judges:
+        free.put(judge)
+
+    def value(key: str) -> tuple[str, float]:
+        judge = free.get()
+        try:
+            return key, judge.worth(Position.from_id(key), args.gnubg_plies)
+        finally:
+            free.put(judge)
+
+    try:
+        with open(done_file, "a") as fh, ThreadPoolExecutor(args.jobs) as pool:
+            for k, (key, worth) in enumerate(pool.map(value, todo), start=1):
+                done[key] = worth
+                fh.write(json.dumps({"id": key, "worth": round(worth, 6)}) + "\n")
+                fh.flush()
+                if k % 200 == 0:
+                    print(f"valued {k}/{len(todo)}", flush=True)
+    finally:
+        for judge in judges:
+            judge.close()
+    changed = 0
+    for d in decisions:
+        for key in d.worth:
+            if d.plies[key] == 1 and key in done:
+                d.worth[key], d.plies[key] = done[key], args.gnubg_plies
+                changed += 1
+    with gzip.open(Path(args.out), "wt") as fh:
+        fh.write("".join(d.to_json() + "\n" for d in decisions))
+    print(f"re-valued {changed} plays; wrote {args.out}")
+    return 0
+
+
 # ---------------------------------------------------------------- scoring
 
 
@@ -319,6 +374,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument("--margin", type=float, default=0.02,
                             help="also re-value every play within this of the best at gnubg 1-ply")
         run = build
+    elif argv[:1] == ["deepen"]:
+        parser.add_argument("command")
+        parser.add_argument("--set", default=str(DEFAULT_SET), help="the stored decisions to deepen")
+        parser.add_argument("--out", default=str(DEFAULT_SET))
+        parser.add_argument("--work", default="decision-set-work", help="folder of the resumable valuing")
+        parser.add_argument("--gnubg-plies", type=int, default=2, choices=(1, 2))
+        parser.add_argument("--margin", type=float, default=0.12,
+                            help="contact plays within this of the best are re-valued (races: all)")
+        parser.add_argument("--jobs", type=int, default=2, help="gnubg processes side by side")
+        run = deepen
     else:
         if argv[:1] == ["score"]:
             argv = argv[1:]
