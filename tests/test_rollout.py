@@ -313,6 +313,21 @@ def test_two_workers_give_the_same_result(pubeval):
     assert np.array_equal(one.data.raw, two.data.raw) and np.array_equal(one.data.luck, two.data.luck)
 
 
+def test_cube_decision_on_two_workers_is_the_same(pubeval):
+    from engine.rollout.runner import rollout_cube_decision
+
+    s = RolloutSettings(trials=72, batch=36, seed=9, cube=True, truncate=6)
+    one = rollout_cube_decision(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s)
+    backend = LocalBackend(PubevalEvaluator, workers=2)
+    try:
+        two = rollout_cube_decision(OPENING.board, backend, s)
+    finally:
+        backend.close()
+    for a, b in ((one.no_double, two.no_double), (one.double_take, two.double_take)):
+        assert np.array_equal(a.data.cf_raw, b.data.cf_raw) and np.array_equal(a.data.cf_luck, b.data.cf_luck)
+    assert one.decision == two.decision
+
+
 # ---------------------------------------------------------------------------------------
 # The command line
 

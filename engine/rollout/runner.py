@@ -391,11 +391,13 @@ def rollout_cube_decision(board: np.ndarray, backend, settings: RolloutSettings,
     parts: tuple[list[TrialData], list[TrialData]] = ([], [])
     start = time.perf_counter()
     interrupted = False
+    ranges = batch_ranges(settings)
+    # Both lines' batches are handed to the backend at once, so workers share them out.
+    streams = [backend.run(board, line, ranges) for line in lines]
     try:
-        for lo, hi in batch_ranges(settings):
-            for line, done in zip(lines, parts):
-                (data,) = backend.run(board, line, [(lo, hi)])
-                done.append(data)
+        for (_, hi), nd_data, dt_data in zip(ranges, *streams):
+            parts[0].append(nd_data)
+            parts[1].append(dt_data)
             merged = [TrialData.concat(p) for p in parts]
             if progress is not None:
                 progress(hi, summarise(merged[0], lines[0]))
@@ -405,11 +407,13 @@ def rollout_cube_decision(board: np.ndarray, backend, settings: RolloutSettings,
         interrupted = True
         if hasattr(backend, "close"):
             backend.close(abort=True)
+    finally:
+        for stream in streams:
+            stream.close()  # cancels what a stop rule left unstarted
     seconds = time.perf_counter() - start
     nd, dt = (RolloutResult(line, TrialData.concat(p), seconds, interrupted) for line, p in zip(lines, parts))
-    n = min(len(nd.data.ids), len(dt.data.ids))
-    if n == 0:
-        raise KeyboardInterrupt
+    if min(len(nd.data.ids), len(dt.data.ids)) == 0:
+        raise KeyboardInterrupt  # stopped before a batch of both lines was done: nothing to report
     cube = CubeInfo(value=settings.cube_value, owner=CODE_OWNER[settings.cube_owner])
     probs = nd.summary.probs
     decision = decide(cube, nd.summary.cubeful, dt.summary.cubeful, float(equity(probs)), bool(probs[1] > 0.0))
