@@ -284,6 +284,26 @@ def test_save_resume_equals_uninterrupted(pubeval, tmp_path):
         rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s, resume_path=other)
 
 
+def test_resume_reads_a_file_written_before_the_cube_settings(pubeval, tmp_path):
+    """A save written before cube_value, cube_owner and hold_first existed resumes: the
+    missing settings are their defaults, what that rollout used."""
+    from engine.rollout.runner import load, save
+
+    s = RolloutSettings(trials=72, batch=36, seed=2)
+    data = run_trials(OPENING.board, pubeval, s, 0, 36)
+    path = tmp_path / "old.npz"
+    save(path, OPENING.board, s, data)
+    with np.load(path) as z:
+        arrays = dict(z)
+    meta = json.loads(str(arrays.pop("meta")))
+    for key in ("cube_value", "cube_owner", "hold_first"):
+        del meta["settings"][key]
+    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+    assert np.array_equal(load(path, OPENING.board, s).raw, data.raw)
+    with pytest.raises(RolloutError, match="different settings"):
+        load(path, OPENING.board, RolloutSettings(trials=72, batch=36, seed=2, cube=True, cube_owner=1))
+
+
 def test_target_se_stops_early(pubeval):
     s = RolloutSettings(trials=360, batch=36, truncate=2)
     res = rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s,

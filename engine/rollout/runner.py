@@ -160,7 +160,8 @@ def load(path: str | Path, board: np.ndarray, settings: RolloutSettings) -> Tria
         raise RolloutError(f"cannot resume from {path}: file version {meta.get('version')}")
     if meta["position"] != board.tolist():
         raise RolloutError(f"cannot resume from {path}: it holds a rollout of another position")
-    saved = dict(meta["settings"], trials=settings.trials)
+    # Settings added since a file was written take their defaults: what that rollout used.
+    saved = {**RolloutSettings().as_dict(), **meta["settings"], "trials": settings.trials}
     if saved != settings.as_dict():
         diff = sorted(k for k in saved if saved[k] != settings.as_dict()[k])
         raise RolloutError(f"cannot resume from {path}: different settings ({', '.join(diff)})")

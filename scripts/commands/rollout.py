@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # the engine's rollout modules load numba: imported where the
     from engine.rollout.runner import CubeRollout, PlayRollout, RolloutResult
 
 PROB_NAMES = ("Win", "W(g)", "W(bg)", "L(g)", "L(bg)")
-CODE_OWNER_NAMES = {0: "centre", 1: "me"}
 
 
 @dataclass(frozen=True)
@@ -130,10 +129,12 @@ def settings_from_args(args: argparse.Namespace) -> RolloutSettings:
         raise RolloutError("--save and --resume work for position rollouts, not with --cube-decision")
     if args.owner != "centre" and not args.cube_decision:
         raise RolloutError("--owner goes with --cube-decision")
+    from engine.rollout.cubeful import CENTRE, ME_OWNS
+
     return RolloutSettings(trials=args.trials, ply=args.ply, truncate=args.truncate,
                            cube=args.cube or args.cube_decision, variance_reduction=args.variance_reduction,
                            quasi_random=args.quasi_random, seed=args.seed, batch=args.batch_trials,
-                           cube_owner=1 if args.owner == "me" else 0)
+                           cube_owner=ME_OWNS if args.owner == "me" else CENTRE)
 
 
 def make_backend(args: argparse.Namespace, loader: EvaluatorLoader):
@@ -212,8 +213,10 @@ def plays_record(position: Position, dice: tuple[int, int], plays: list[PlayRoll
 
 def cube_record(position: Position, cr: CubeRollout) -> dict:
     """The two lines (cubeful values per unit of the cube at the start) and the verdict."""
+    from engine.rollout.cubeful import CODE_OWNER
+
     nd, dt = cr.no_double.summary, cr.double_take.summary
-    rec = {"position": position.id, "owner": CODE_OWNER_NAMES[cr.no_double.settings.cube_owner],
+    rec = {"position": position.id, "owner": CODE_OWNER[cr.no_double.settings.cube_owner],
            "trials": min(nd.trials, dt.trials), "no_double": summary_record(nd),
            "double_take": summary_record(dt), "gain": {"equity": _r(cr.gain[0]), "se": _r(cr.gain[1])},
            "decision": cr.decision.as_dict(), "seconds": round(cr.no_double.seconds, 3)}
