@@ -70,6 +70,26 @@ def test_patch_only_touches_exact_races() -> None:
     np.testing.assert_allclose(probs[1], 0.3)
 
 
+def _gnubg_probs(boards: list[np.ndarray], tmp_path: Path) -> dict[str, list[float]]:
+    """gnubg 0-ply's cubeless outputs of each afterstate, keyed by the Position ID gnubg
+    sees: the afterstate swapped, so gnubg's side on roll is our row 1."""
+    ids = [Position(b).swap().id for b in boards]
+    script = tmp_path / "odds.py"
+    script.write_text(
+        "import gnubg\n"
+        "gnubg.command('new session')\n"
+        "context = {'cubeful': 0, 'plies': 0, 'deterministic': 1, 'noise': 0.0}\n"
+        f"for pid in {ids!r}:\n"
+        "    p = gnubg.evaluate(gnubg.positionfromid(pid), gnubg.cubeinfo(), context)\n"
+        "    print('P', pid, *p[:5])\n")
+    out = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True,
+                         timeout=120).stdout
+    theirs = {line.split()[1]: [float(v) for v in line.split()[2:]] for line in out.splitlines()
+              if line.startswith("P ")}
+    assert len(theirs) == len(set(ids)), out
+    return theirs
+
+
 @pytest.mark.gnubg
 def test_agrees_with_gnubg_bearoff_odds(tmp_path: Path) -> None:
     """gnubg's bear-off odds and ours agree: to 1e-3 typically, within 1% where the policies differ.
@@ -87,25 +107,13 @@ def test_agrees_with_gnubg_bearoff_odds(tmp_path: Path) -> None:
                 board[side, int(rng.integers(0, 6))] += 1
         if bearoff.exact_race(board):
             boards.append(board)
-    # gnubg evaluates a position for the side on roll: our afterstate swapped.
-    ids = [Position(b).swap().id for b in boards]
-    script = tmp_path / "odds.py"
-    script.write_text(
-        "import gnubg\n"
-        "gnubg.command('new session')\n"
-        "context = {'cubeful': 0, 'plies': 0, 'deterministic': 1, 'noise': 0.0}\n"
-        f"for pid in {ids!r}:\n"
-        "    probs = gnubg.evaluate(gnubg.positionfromid(pid), gnubg.cubeinfo(), context)\n"
-        "    print('P', pid, probs[0])\n")
-    out = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True,
-                         timeout=120).stdout
-    theirs = {line.split()[1]: float(line.split()[2]) for line in out.splitlines() if line.startswith("P ")}
-    assert len(theirs) == len(ids), out
+    theirs = _gnubg_probs(boards, tmp_path)
     diffs = []
-    for board, pid in zip(boards, ids):
+    for board in boards:
+        pid = Position(board).swap().id
         ours = 1.0 - bearoff.race_win_probability(board, bearoff.table(), bearoff.BINOM)
-        assert ours == pytest.approx(theirs[pid], abs=0.01), pid
-        diffs.append(abs(ours - theirs[pid]))
+        assert ours == pytest.approx(theirs[pid][0], abs=0.01), pid
+        diffs.append(abs(ours - theirs[pid][0]))
     assert np.median(diffs) < 1e-3
 
 
@@ -190,23 +198,11 @@ def test_gammons_agree_with_gnubg(tmp_path: Path) -> None:
             for _ in range(15 if side == full else int(rng.integers(1, 6))):
                 board[side, int(rng.integers(0, 6))] += 1
         boards.append(board)
-    ids = [Position(b).swap().id for b in boards]
-    script = tmp_path / "odds.py"
-    script.write_text(
-        "import gnubg\n"
-        "gnubg.command('new session')\n"
-        "context = {'cubeful': 0, 'plies': 0, 'deterministic': 1, 'noise': 0.0}\n"
-        f"for pid in {ids!r}:\n"
-        "    p = gnubg.evaluate(gnubg.positionfromid(pid), gnubg.cubeinfo(), context)\n"
-        "    print('P', pid, p[0], p[1], p[3])\n")
-    out = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True,
-                         timeout=120).stdout
-    theirs = {line.split()[1]: [float(v) for v in line.split()[2:]] for line in out.splitlines()
-              if line.startswith("P ")}
-    assert len(theirs) == len(ids), out
+    theirs = _gnubg_probs(boards, tmp_path)
     mine = bearoff.apply(np.stack(boards), np.zeros((len(boards), 5)))
-    for ours, pid in zip(mine, ids):
-        win, win_gammon, lose_gammon = theirs[pid]  # the side on roll's view: our row 1
+    for ours, board in zip(mine, boards):
+        pid = Position(board).swap().id
+        win, win_gammon, _, lose_gammon, _ = theirs[pid]  # the side on roll's view: our row 1
         assert 1.0 - ours[0] == pytest.approx(win, abs=0.02), pid
         assert ours[3] == pytest.approx(win_gammon, abs=0.02), pid
         assert ours[1] == pytest.approx(lose_gammon, abs=0.02), pid
@@ -245,22 +241,11 @@ def test_small_races_agree_with_gnubg_two_sided(tmp_path: Path) -> None:
     """gnubg answers these from its two-sided bear-off database, exact as ours."""
     rng = np.random.default_rng(9)
     boards = [_small_sides(rng) for _ in range(30)]
-    ids = [Position(b).swap().id for b in boards]
-    script = tmp_path / "odds.py"
-    script.write_text(
-        "import gnubg\n"
-        "gnubg.command('new session')\n"
-        "context = {'cubeful': 0, 'plies': 0, 'deterministic': 1, 'noise': 0.0}\n"
-        f"for pid in {ids!r}:\n"
-        "    probs = gnubg.evaluate(gnubg.positionfromid(pid), gnubg.cubeinfo(), context)\n"
-        "    print('P', pid, probs[0])\n")
-    out = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True,
-                         timeout=120).stdout
-    theirs = {line.split()[1]: float(line.split()[2]) for line in out.splitlines() if line.startswith("P ")}
-    assert len(theirs) == len(ids), out
+    theirs = _gnubg_probs(boards, tmp_path)
     ours = bearoff.apply(np.stack(boards), np.zeros((len(boards), 5)))
-    for row, pid in zip(ours, ids):
-        assert 1.0 - row[0] == pytest.approx(theirs[pid], abs=1e-4), pid  # its stored precision
+    for row, board in zip(ours, boards):
+        pid = Position(board).swap().id
+        assert 1.0 - row[0] == pytest.approx(theirs[pid][0], abs=1e-4), pid  # its stored precision
 
 
 # ----------------------------------------------------------------------------- the cubeful table
