@@ -284,24 +284,44 @@ def test_save_resume_equals_uninterrupted(pubeval, tmp_path):
         rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s, resume_path=other)
 
 
-def test_resume_reads_a_file_written_before_the_cube_settings(pubeval, tmp_path):
-    """A save written before cube_value, cube_owner and hold_first existed resumes: the
-    missing settings are their defaults, what that rollout used."""
-    from engine.rollout.runner import load, save
+def test_resume_reads_a_version_1_file(pubeval, tmp_path):
+    """A save of the first format (one line, written before cube_value, cube_owner and
+    hold_first existed) resumes: the missing settings are their defaults."""
+    from engine.rollout.runner import load
 
     s = RolloutSettings(trials=72, batch=36, seed=2)
     data = run_trials(OPENING.board, pubeval, s, 0, 36)
+    settings = {k: v for k, v in s.as_dict().items() if k not in ("cube_value", "cube_owner", "hold_first")}
+    meta = {"version": 1, "position": OPENING.board.tolist(), "settings": settings}
     path = tmp_path / "old.npz"
-    save(path, OPENING.board, s, data)
-    with np.load(path) as z:
-        arrays = dict(z)
-    meta = json.loads(str(arrays.pop("meta")))
-    for key in ("cube_value", "cube_owner", "hold_first"):
-        del meta["settings"][key]
-    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
-    assert np.array_equal(load(path, OPENING.board, s).raw, data.raw)
+    np.savez(path, meta=np.array(json.dumps(meta)), **data.to_arrays())
+    (back,) = load(path, OPENING.board, [s])
+    assert np.array_equal(back.raw, data.raw)
     with pytest.raises(RolloutError, match="different settings"):
-        load(path, OPENING.board, RolloutSettings(trials=72, batch=36, seed=2, cube=True, cube_owner=1))
+        load(path, OPENING.board, [RolloutSettings(trials=72, batch=36, seed=2, cube=True, cube_owner=1)])
+    with pytest.raises(RolloutError, match="holds a position rollout, not a cube decision"):
+        load(path, OPENING.board, [s, s])
+
+
+def test_cube_decision_save_resume_equals_uninterrupted(pubeval, tmp_path):
+    from engine.rollout.runner import rollout_cube_decision
+
+    s = RolloutSettings(trials=108, batch=36, seed=4, cube=True, truncate=6)
+    backend = LocalBackend(lambda: pubeval, evaluator=pubeval)
+    full = rollout_cube_decision(OPENING.board, backend, s)
+    path = tmp_path / "cube.npz"
+
+    def stop_after_first(done, summary):
+        if done >= 36:
+            raise KeyboardInterrupt
+
+    part = rollout_cube_decision(OPENING.board, backend, s, save_path=path, progress=stop_after_first)
+    assert part.no_double.interrupted and part.no_double.summary.trials == 36
+    resumed = rollout_cube_decision(OPENING.board, backend, s, save_path=path, resume_path=path)
+    assert resumed.no_double.summary.trials == resumed.double_take.summary.trials == 108
+    assert resumed.decision == full.decision and resumed.gain == full.gain
+    with pytest.raises(RolloutError, match="holds a cube decision rollout, not a position"):
+        rollout_position(OPENING.board, backend, s, resume_path=path)
 
 
 def test_target_se_stops_early(pubeval):
@@ -408,9 +428,8 @@ def test_cli_cube_decision():
                "--owner", "me", "--quiet")
     assert text.returncode == 0, text.stderr
     assert "Redouble, take" in text.stdout and "Proper cube action:" in text.stdout
-    for args, words in ((["--dice", "31"], "dice"), (["--save", "x.npz"], "save")):
-        bad = cli(OPENING.id, "--evaluator", "pubeval", "--cube-decision", *args)
-        assert bad.returncode == 2 and words in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    bad = cli(OPENING.id, "--evaluator", "pubeval", "--cube-decision", "--dice", "31")
+    assert bad.returncode == 2 and "dice" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     bad = cli(OPENING.id, "--evaluator", "pubeval", "--owner", "me")
     assert bad.returncode == 2 and "--cube-decision" in bad.stderr
 

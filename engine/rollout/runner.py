@@ -31,7 +31,7 @@ EvaluatorFactory = Callable[[], Evaluator]
 Progress = Callable[[int, Summary], None]
 """Called after each batch with the trials done so far and their summary."""
 
-FILE_VERSION = 1
+FILE_VERSION = 2  # 2: any number of lines (a cube decision has two); 1: one line
 
 
 @dataclass
@@ -136,37 +136,66 @@ class LocalBackend:
 # Save and resume
 
 
-def save(path: str | Path, board: np.ndarray, settings: RolloutSettings, data: TrialData) -> None:
-    """Write the trials done so far atomically (a *.tmp file, then os.replace)."""
+_FIELDS = ("ids", "raw", "luck", "cf_raw", "cf_luck", "turns")
+
+
+def save(path: str | Path, board: np.ndarray, lines: list[tuple[RolloutSettings, TrialData]]) -> None:
+    """Write the trials done so far of each line (one for a position, two for a cube
+    decision) atomically (a *.tmp file, then os.replace)."""
     path = Path(path)
-    meta = {"version": FILE_VERSION, "position": board.tolist(), "settings": settings.as_dict()}
+    meta = {"version": FILE_VERSION, "position": board.tolist(), "lines": [st.as_dict() for st, _ in lines]}
+    arrays = {f"{k}.{name}": a for k, (_, data) in enumerate(lines) for name, a in data.to_arrays().items()}
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
-        np.savez(fh, meta=np.array(json.dumps(meta)), **data.to_arrays())
+        np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
     os.replace(tmp, path)
 
 
-def load(path: str | Path, board: np.ndarray, settings: RolloutSettings) -> TrialData:
-    """The trials of a saved rollout of the same position and settings (trials may differ)."""
+def load(path: str | Path, board: np.ndarray, lines: list[RolloutSettings]) -> list[TrialData]:
+    """The trials of each line of a saved rollout of the same position and settings (trials
+    may differ). Reads files of version 1 too (one line)."""
     try:
         with np.load(path) as z:
             meta = json.loads(str(z["meta"]))
-            data = TrialData(*(z[f] for f in ("ids", "raw", "luck", "cf_raw", "cf_luck", "turns")))
+            if meta.get("version") == 1:
+                meta["lines"], saved_data = [meta["settings"]], [TrialData(*(z[f] for f in _FIELDS))]
+            else:
+                saved_data = [TrialData(*(z[f"{k}.{f}"] for f in _FIELDS)) for k in range(len(meta["lines"]))]
     except OSError as err:
         raise RolloutError(f"cannot resume from {path}: {err.strerror or err}") from None
-    except (ValueError, KeyError, EOFError):
+    except (ValueError, KeyError, EOFError, TypeError):
         raise RolloutError(f"cannot resume from {path}: not a file written by --save") from None
-    if meta.get("version") != FILE_VERSION:
+    if meta.get("version") not in (1, FILE_VERSION):
         raise RolloutError(f"cannot resume from {path}: file version {meta.get('version')}")
     if meta["position"] != board.tolist():
         raise RolloutError(f"cannot resume from {path}: it holds a rollout of another position")
-    # Settings added since a file was written take their defaults: what that rollout used.
-    saved = {**RolloutSettings().as_dict(), **meta["settings"], "trials": settings.trials}
-    if saved != settings.as_dict():
-        diff = sorted(k for k in saved if saved[k] != settings.as_dict()[k])
-        raise RolloutError(f"cannot resume from {path}: different settings ({', '.join(diff)})")
-    keep = data.ids < settings.trials
-    return TrialData(*(a[keep] for a in (data.ids, data.raw, data.luck, data.cf_raw, data.cf_luck, data.turns)))
+    if len(meta["lines"]) != len(lines):
+        kinds = {1: "a position rollout", 2: "a cube decision rollout"}
+        raise RolloutError(f"cannot resume from {path}: it holds {kinds.get(len(meta['lines']), 'another rollout')}, "
+                           f"not {kinds.get(len(lines), 'this one')}")
+    out = []
+    for settings, saved_settings, data in zip(lines, meta["lines"], saved_data):
+        # Settings added since a file was written take their defaults: what that rollout used.
+        saved = {**RolloutSettings().as_dict(), **saved_settings, "trials": settings.trials}
+        if saved != settings.as_dict():
+            diff = sorted(k for k in saved if saved[k] != settings.as_dict()[k])
+            raise RolloutError(f"cannot resume from {path}: different settings ({', '.join(diff)})")
+        keep = data.ids < settings.trials
+        out.append(TrialData(*(getattr(data, f)[keep] for f in _FIELDS)))
+    return out
+
+
+def _resumed(path: str | Path | None, board: np.ndarray,
+             lines: list[RolloutSettings]) -> tuple[list[TrialData], list[tuple[int, int]]]:
+    """Each line's trials saved in `path` (if it exists) and the batches still to run: a
+    batch not saved whole in every line is redone whole."""
+    done = [TrialData.empty() for _ in lines]
+    if path is not None and Path(path).exists():
+        done = load(path, board, lines)
+    have = [set(d.ids.tolist()) for d in done]
+    todo = [(lo, hi) for lo, hi in batch_ranges(lines[0])
+            if not all(i in ids for ids in have for i in range(lo, hi))]
+    return [_drop(d, todo) for d in done], todo
 
 
 # ---------------------------------------------------------------------------------------
@@ -183,14 +212,7 @@ def rollout_position(board: np.ndarray, backend, settings: RolloutSettings, *,
     """
     board = check_position(board)
     start = time.perf_counter()
-    done = TrialData.empty()
-    if resume_path is not None and Path(resume_path).exists():
-        done = load(resume_path, board, settings)
-    done_ids = set(done.ids.tolist())
-    ranges = batch_ranges(settings)
-    todo = [(lo, hi) for lo, hi in ranges if not all(i in done_ids for i in range(lo, hi))]
-    # A partly saved batch is redone whole.
-    done = _drop(done, todo)
+    (done,), todo = _resumed(resume_path, board, [settings])
     parts = [done]
     interrupted = False
     try:
@@ -201,7 +223,7 @@ def rollout_position(board: np.ndarray, backend, settings: RolloutSettings, *,
             merged = TrialData.concat(parts)
             parts = [merged]
             if save_path is not None:
-                save(save_path, board, settings, merged)
+                save(save_path, board, [(settings, merged)])
             if progress is not None:
                 progress(len(merged.ids), summarise(merged, settings))
             if _reached(merged, settings, target_se, min_trials):
@@ -218,7 +240,7 @@ def _drop(data: TrialData, ranges: list[tuple[int, int]]) -> TrialData:
     keep = np.ones(len(data.ids), dtype=bool)
     for lo, hi in ranges:
         keep &= ~((data.ids >= lo) & (data.ids < hi))
-    return TrialData(*(a[keep] for a in (data.ids, data.raw, data.luck, data.cf_raw, data.cf_luck, data.turns)))
+    return TrialData(*(getattr(data, f)[keep] for f in _FIELDS))
 
 
 def _reached(data: TrialData, settings: RolloutSettings, target_se: float | None, min_trials: int) -> bool:
@@ -383,26 +405,33 @@ def cube_lines(settings: RolloutSettings) -> tuple[RolloutSettings, RolloutSetti
 
 
 def rollout_cube_decision(board: np.ndarray, backend, settings: RolloutSettings, *, target_se: float | None = None,
-                          min_trials: int = 324, progress: Progress | None = None) -> CubeRollout:
+                          min_trials: int = 324, progress: Progress | None = None,
+                          save_path: str | Path | None = None, resume_path: str | Path | None = None) -> CubeRollout:
     """Roll out the side on roll's cube decision (money): both lines batch by batch on the
     same trial ids, so their difference is paired; target_se stops once that difference's
-    standard error is at most it. Ctrl-C returns the partial result."""
+    standard error is at most it. Ctrl-C returns the partial result; save_path and
+    resume_path keep both lines in one file, as rollout_position does one."""
     board = check_position(board)
     lines = cube_lines(settings)
-    parts: tuple[list[TrialData], list[TrialData]] = ([], [])
     start = time.perf_counter()
     interrupted = False
-    ranges = batch_ranges(settings)
+    done, ranges = _resumed(resume_path, board, list(lines))
+    parts = ([done[0]], [done[1]])
+    merged = done
+    if target_se is not None and len(done[0].ids) >= max(2, min_trials) and _gain(done, lines)[1] <= target_se:
+        ranges = []
     # Both lines' batches are handed to the backend at once, so workers share them out.
     streams = [backend.run(board, line, ranges) for line in lines]
     try:
-        for (_, hi), nd_data, dt_data in zip(ranges, *streams):
+        for _, nd_data, dt_data in zip(ranges, *streams):
             parts[0].append(nd_data)
             parts[1].append(dt_data)
             merged = [TrialData.concat(p) for p in parts]
+            if save_path is not None:
+                save(save_path, board, list(zip(lines, merged)))
             if progress is not None:
-                progress(hi, summarise(merged[0], lines[0]))
-            if target_se is not None and hi >= max(2, min_trials) and _gain(merged, lines)[1] <= target_se:
+                progress(len(merged[0].ids), summarise(merged[0], lines[0]))
+            if target_se is not None and len(merged[0].ids) >= max(2, min_trials) and _gain(merged, lines)[1] <= target_se:
                 break
     except KeyboardInterrupt:
         interrupted = True

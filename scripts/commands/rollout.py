@@ -125,8 +125,6 @@ def settings_from_args(args: argparse.Namespace) -> RolloutSettings:
         raise RolloutError(f"--stop-behind must be 0 or more standard errors, got {args.stop_behind}")
     if args.cube_decision and args.dice:
         raise RolloutError("--cube-decision rolls out the position before its roll: drop --dice")
-    if args.cube_decision and (args.save or args.resume):
-        raise RolloutError("--save and --resume work for position rollouts, not with --cube-decision")
     if args.owner != "centre" and not args.cube_decision:
         raise RolloutError("--owner goes with --cube-decision")
     from engine.rollout.cubeful import CENTRE, ME_OWNS
@@ -320,9 +318,9 @@ def rollout_one(position: Position, dice, settings, backend, evaluator, args) ->
     bar = _Bar(settings.trials, not args.quiet)
     try:
         if args.cube_decision:
-            return cube_record(position, rollout_cube_decision(position.board, backend, settings,
-                                                               target_se=args.target_se, min_trials=args.min_trials,
-                                                               progress=bar))
+            return cube_record(position, rollout_cube_decision(
+                position.board, backend, settings, target_se=args.target_se, min_trials=args.min_trials,
+                progress=bar, save_path=args.save, resume_path=args.resume))
         if dice is None:
             result = rollout_position(position.board, backend, settings, target_se=args.target_se,
                                       min_trials=args.min_trials, progress=bar, save_path=args.save,
