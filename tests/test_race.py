@@ -69,3 +69,17 @@ def test_loader_wraps_networks_with_the_race_net(tmp_path: Path) -> None:
     assert not isinstance(load_network(TESAURO_MODEL, None), race.WithRaceNet)
     with pytest.raises(CheckpointError):
         load_network(TESAURO_MODEL, tmp_path / "missing.npz")
+
+
+def test_race_pit_of_a_net_against_itself_is_even(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from models.paths import TESAURO_MODEL
+    from scripts.lab import race_pit
+
+    path = tmp_path / "race.npz"
+    _net().save(path)
+    args = ["--model", str(TESAURO_MODEL), "--race-net", str(path), "--games", "2", "--seed", "3"]
+    assert race_pit.main(args + ["--against", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "with race.npz vs race.npz: 2 games" in out and "ppg +0.0000" in out  # the same play on both sides
+    assert race_pit.main(args + ["--against", str(tmp_path / "missing.npz")]) == 2
+    assert "does not exist" in capsys.readouterr().err

@@ -1,9 +1,10 @@
-"""Pit a model with a race net against the same model without it: duplicate dice, cubeless.
+"""Pit a model with a race net against the same model without it (or with another race net):
+duplicate dice, cubeless.
 
 Usage: python -m scripts.lab.race_pit [--model models/default.pt] [--race-net models/race.npz]
-       [--ply 1] [--games 2000] [--seed 1] [--out results.jsonl]
+       [--against none|PATH] [--ply 1] [--games 2000] [--seed 1] [--out results.jsonl]
 Both sides play the same checkpoint at the same ply, so the games differ only once a race
-starts: the ppg is what the race net is worth. --out keeps one line per game, so an
+starts: the ppg is what the race net is worth against the other side's. --out keeps one line per game, so an
 interrupted pit resumes.
 """
 
@@ -19,6 +20,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None, help="checkpoint (default: the shipped model)")
     parser.add_argument("--race-net", default=None, help="the race net (default: models/race.npz)")
+    parser.add_argument("--against", default="none", metavar="none|PATH",
+                        help="the other side's race net (default none: the model's own net in races)")
     parser.add_argument("--ply", type=int, default=1, choices=(1, 2, 3))
     parser.add_argument("--games", type=int, default=2000, help="games (even: duplicate pairs)")
     parser.add_argument("--seed", type=int, default=1)
@@ -38,8 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not race_net.exists():
             raise TdgammonError(f"race net {race_net} does not exist")
+        against = None if args.against == "none" else Path(args.against)
+        if against is not None and not against.exists():
+            raise TdgammonError(f"race net {against} does not exist")
         a = SearchPlayer(load_network(model, race_net), args.ply, "with race net")
-        b = SearchPlayer(load_network(model, None), args.ply, "without")
+        b = SearchPlayer(load_network(model, against), args.ply, "against")
     except TdgammonError as err:
         print(f"race_pit: {err}", file=sys.stderr)
         return 2
@@ -62,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         if fh is not None:
             fh.close()
     stats = summarize([GameResult(i, p) for i, p in sorted(done.items())], duplicate=True)
-    print(f"{model.name}@{args.ply} with {race_net.name} vs without: {stats.games} games (duplicate dice), "
+    other = against.name if against is not None else "without"
+    print(f"{model.name}@{args.ply} with {race_net.name} vs {other}: {stats.games} games (duplicate dice), "
           f"ppg {stats.ppg:+.4f} ± {stats.ci95:.4f} (95%)")
     return 0
 
