@@ -4,8 +4,8 @@ duplicate dice, cubeless.
 Usage: python -m scripts.lab.race_pit [--model models/default.pt] [--race-net models/race.npz]
        [--against none|PATH] [--ply 1] [--games 2000] [--seed 1] [--out results.jsonl]
 Both sides play the same checkpoint at the same ply, so the games differ only once a race
-starts: the ppg is what the race net is worth against the other side's. --out keeps one line per game, so an
-interrupted pit resumes.
+starts: the ppg is what the race net is worth against the other side's. --out keeps one
+line per game, so an interrupted pit resumes.
 """
 
 from __future__ import annotations
@@ -39,11 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     model = Path(args.model) if args.model else DEFAULT_MODEL
     race_net = Path(args.race_net) if args.race_net else RACE_MODEL
     try:
-        if not race_net.exists():
-            raise TdgammonError(f"race net {race_net} does not exist")
         against = None if args.against == "none" else Path(args.against)
-        if against is not None and not against.exists():
-            raise TdgammonError(f"race net {against} does not exist")
+        for path in (race_net, against):
+            if path is not None and not path.exists():
+                raise TdgammonError(f"race net {path} does not exist")
         a = SearchPlayer(load_network(model, race_net), args.ply, "with race net")
         b = SearchPlayer(load_network(model, against), args.ply, "against")
     except TdgammonError as err:
