@@ -4,6 +4,7 @@ Markers (registered in pyproject.toml):
   slow     thousands of games, a pit, a training run, or more than ~3 s
   gnubg    needs GNU Backgammon; skipped, with the reason, when it is not installed
   browser  drives Chromium with Playwright; skipped, with the reason, when Chromium is missing
+  ray      starts a local Ray cluster: runs in a child pytest of its own (see below)
 
 `python -m pytest -m "not slow"` is the quick tier; plain `python -m pytest` runs everything.
 """
@@ -11,9 +12,15 @@ Markers (registered in pyproject.toml):
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
+from _pytest.reports import TestReport
 
 # The gnubg binary: on PATH, else where Debian's package puts it.
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
@@ -32,3 +39,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(requires_gnubg)
         if item.get_closest_marker("browser"):
             item.add_marker(requires_chromium)
+
+
+# A test marked ray runs in a child pytest. Ray's driver ends its whole process (exit status
+# 1, no report) when it loses its local cluster's raylet, which a loaded machine can cause:
+# in the parent that would end the suite silently; in a child it fails one test, with the
+# child's output.
+CHILD = "TDGAMMON_TEST_CHILD"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    if not item.get_closest_marker("ray") or os.environ.get(CHILD):
+        return None
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    start = time.time()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", item.nodeid],
+                          cwd=ROOT, env={**os.environ, CHILD: "1"}, capture_output=True, text=True)
+    stop = time.time()
+    output = proc.stdout + proc.stderr
+    skipped = re.search(r"^SKIPPED \[\d+\] ([^:]+):(\d+): (.*)$", output, re.MULTILINE)
+    if proc.returncode == 0 and skipped:
+        outcome, longrepr, when = "skipped", (skipped[1], int(skipped[2]), skipped[3]), "setup"
+    elif proc.returncode == 0:
+        outcome, longrepr, when = "passed", None, "call"
+    else:
+        outcome, when = "failed", "call"
+        longrepr = (f"the child pytest exited with status {proc.returncode}"
+                    f"{':' if output.strip() else ' and no report (its process ended abruptly)'}\n{output[-6000:]}")
+    report = TestReport(item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome, longrepr, when,
+                        duration=stop - start, start=start, stop=stop)
+    item.ihook.pytest_runtest_logreport(report=report)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True

@@ -255,6 +255,7 @@ def ray_cluster():
     ray.shutdown()
 
 
+@pytest.mark.ray
 @pytest.mark.slow
 @needs_ray
 def test_ray_learns_the_smoke_config(ray_cluster, tmp_path: Path) -> None:
@@ -265,6 +266,7 @@ def test_ray_learns_the_smoke_config(ray_cluster, tmp_path: Path) -> None:
     _check_smoke_learned(tmp_path / "smoke", cfg, 2)
 
 
+@pytest.mark.ray
 @pytest.mark.slow
 @needs_ray
 def test_ray_actor_killed_mid_run_is_replaced_and_equals_the_local_run(

@@ -153,6 +153,7 @@ def test_sigkill_mid_distillation_then_rerun_gives_the_same_weights(tmp_path: Pa
     assert again["round1/positions"]["artefacts"] == whole["round1/positions"]["artefacts"]
 
 
+@pytest.mark.ray
 @pytest.mark.slow
 def test_ray_backend_with_a_killed_worker_gives_the_local_runs_data(tmp_path: Path) -> None:
     pytest.importorskip("ray")

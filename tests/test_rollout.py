@@ -484,6 +484,7 @@ def test_cli_bad_ray_address_one_line_exit_2():
 # Slow: Ray faults, and gnubg's rollouts as the yardstick
 
 
+@pytest.mark.ray
 @pytest.mark.slow
 def test_ray_killed_worker_same_result(tmp_path):
     pytest.importorskip("ray")
