@@ -111,7 +111,8 @@ def test_workers_give_the_same_analysis(tmp_path, capsys):
     (["--workers", "0"], "workers"),
     (["--evaluator", "nosuch"], "unknown evaluator"),
     (["--ply", "4"], "invalid choice"),
-    (["--html", "/nonexistent-dir/x.html"], "directory"),
+    (["--html", "/nonexistent-dir/x.html"], "cannot write"),
+    (["--html", "/proc/x.html"], "cannot write"),
 ])
 def test_cli_errors_are_one_line(tmp_path, capsys, argv, words):
     mat = tmp_path / "g.mat"

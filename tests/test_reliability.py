@@ -327,6 +327,28 @@ def test_pit_save_unwritable_is_refused_before_playing(capsys):
     assert out == ""
 
 
+@pytest.mark.parametrize("path", ["/proc/x.npz", "/dev/null"])
+def test_rollout_save_unwritable_is_refused_before_the_trials(capsys, path):
+    """A save is renamed over the old file: a device (/dev/null) is refused, never replaced."""
+    code, out, err = cli(capsys, ["rollout", "4HPwATDgc/ABMA", "--evaluator", "pubeval", "--trials", "36",
+                                  "--save", path, "--quiet"])
+    assert_one_error_line(code, err, "rollout")
+    assert f"--save {path}" in err[0] and out == ""
+    assert not Path("/dev/null").is_file()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_analyse_html_failing_at_the_end_still_prints_the_report(tmp_path, capsys):
+    from tests.test_analysis import ONE_GAME
+
+    mat = tmp_path / "g.mat"
+    mat.write_text(ONE_GAME)
+    code, out, err = cli(capsys, ["analyse", str(mat), "--ply", "1", "--evaluator", "pubeval", "--no-progress",
+                                  "--html", "/dev/full"])
+    assert_one_error_line(code, err, "analyse")
+    assert "per unforced move" in out
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
 @pytest.mark.parametrize("as_json", [False, True])
 def test_pit_save_failing_at_the_end_still_prints_the_results(capsys, as_json):

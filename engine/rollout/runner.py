@@ -141,14 +141,18 @@ _FIELDS = ("ids", "raw", "luck", "cf_raw", "cf_luck", "turns")
 
 def save(path: str | Path, board: np.ndarray, lines: list[tuple[RolloutSettings, TrialData]]) -> None:
     """Write the trials done so far of each line (one for a position, two for a cube
-    decision) atomically (a *.tmp file, then os.replace)."""
+    decision) atomically (a *.tmp file, then os.replace): a failed write leaves the last
+    good save in place."""
     path = Path(path)
     meta = {"version": FILE_VERSION, "position": board.tolist(), "lines": [st.as_dict() for st, _ in lines]}
     arrays = {f"{k}.{name}": a for k, (_, data) in enumerate(lines) for name, a in data.to_arrays().items()}
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
+        os.replace(tmp, path)
+    except OSError as err:
+        raise RolloutError(f"cannot save to {path}: {err.strerror or err}") from None
 
 
 def load(path: str | Path, board: np.ndarray, lines: list[RolloutSettings]) -> list[TrialData]:

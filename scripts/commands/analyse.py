@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from engine.analysis import THRESHOLDS
 from engine.errors import TdgammonError
 from scripts.cli import MAX_PLY, PLY_HELP
+from scripts.commands.files import check_writable
 
 if TYPE_CHECKING:  # the analysis loads the search: imported where it runs
     from engine.analysis.grade import AnalysisSettings, Decision
@@ -205,9 +206,7 @@ def run(args: argparse.Namespace) -> int:
     if args.player is not None and args.player not in record.names:
         raise TdgammonError(f"--player {args.player!r} is not in the file (players: {', '.join(record.names)})")
     if args.html is not None:
-        out = Path(args.html)
-        if not out.parent.exists():
-            raise TdgammonError(f"--html {args.html}: the directory does not exist")
+        check_writable(args.html, "--html")
     spec = _evaluator_spec(args)
     from models.loader import load_evaluator
     evaluator_name = load_evaluator(spec).name
@@ -217,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
         players = [p for p in players if p.name == args.player]
         decisions = [d for d in decisions if d.player == args.player]
     text = settings_line(record, settings, evaluator_name)
+    write_error = None
     if args.html is not None:
         from engine.analysis.html import render_html
         games = [(g.number, f"Game {g.number}: {record.names[0]} {g.score[0]}, {record.names[1]} {g.score[1]}"
@@ -226,10 +226,12 @@ def run(args: argparse.Namespace) -> int:
                            "match_length": record.match_length}, players, games)
         try:
             Path(args.html).write_text(page, encoding="utf-8")
-        except OSError as err:
-            raise TdgammonError(f"--html {args.html}: cannot write ({err.strerror or err})") from None
+        except OSError as err:  # after the check above, only a device that fails on write
+            write_error = f"--html {args.html}: cannot write ({err.strerror or err})"
     if args.json:
         print(json.dumps(analysis_json(args.file, record, settings, evaluator_name, players, decisions)))
     else:
         print(format_text(record, text, players, decisions))
+    if write_error:  # the report is printed first: the analysis is not lost
+        raise TdgammonError(write_error)
     return 0

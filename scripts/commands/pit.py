@@ -11,7 +11,6 @@ import argparse
 import json
 import math
 import multiprocessing as mp
-import os
 import sys
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from engine.errors import TdgammonError
 from scripts.cli import PLY_HELP
+from scripts.commands.files import check_writable
 
 if TYPE_CHECKING:  # the engine's game modules load numba: imported where they run
     from engine.pit.players import PlayerSpec
@@ -101,26 +101,6 @@ def run_pit(spec_a: PlayerSpec, spec_b: PlayerSpec, games: int, seed: int, worke
     return results
 
 
-def check_writable(path: str) -> None:
-    """Fail before the games, not after them: --save must name a file we can create or
-    overwrite. A new file is really created (and removed): os.access says yes to root
-    everywhere, /proc included. A device that fails only on write (/dev/full) passes
-    here; the final write then reports it after the results (see run)."""
-    target = Path(path)
-    if target.is_dir() or not target.parent.is_dir():
-        raise TdgammonError(f"--save {path}: cannot write a file there")
-    if target.exists():
-        if not os.access(target, os.W_OK):
-            raise TdgammonError(f"--save {path}: the file is not writable")
-        return
-    try:
-        with open(target, "x"):
-            pass
-        target.unlink()
-    except OSError as err:
-        raise TdgammonError(f"--save {path}: cannot write a file there ({err.strerror or err})") from None
-
-
 def cube_mode(args: argparse.Namespace, spec_a: PlayerSpec, spec_b: PlayerSpec) -> tuple[bool, int]:
     """(play with the cube, match length or 0 for money) from --cube / --match N."""
     if args.match is None and not args.cube:
@@ -160,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
             player.close()
     cube = cube_mode(args, spec_a, spec_b)
     if args.save:
-        check_writable(args.save)
+        check_writable(args.save, "--save")
     start = time.perf_counter()
     results = run_pit(spec_a, spec_b, args.games, args.seed, workers, duplicate,
                       keep=args.save is not None, progress=not args.no_progress, cube=cube)

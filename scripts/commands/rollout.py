@@ -18,6 +18,7 @@ import numpy as np
 
 from engine.errors import TdgammonError
 from scripts.cli import EVALUATOR_NAMES
+from scripts.commands.files import check_writable
 from scripts.commands.options import read_batch
 
 if TYPE_CHECKING:  # the engine's rollout modules load numba: imported where they run
@@ -357,6 +358,8 @@ def run(args: argparse.Namespace) -> int:
 
     for position, _ in items:
         check_position(position.board)
+    if args.save:
+        check_writable(args.save, "--save", replaced=True)
     loader = EvaluatorLoader(spec, threads=1)
     evaluator = loader()
     backend = make_backend(args, loader)
