@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -324,6 +325,36 @@ def test_cube_decision_save_resume_equals_uninterrupted(pubeval, tmp_path):
         rollout_position(OPENING.board, backend, s, resume_path=path)
 
 
+def test_plays_save_resume_equals_uninterrupted(pubeval, tmp_path):
+    """--dice with --save, stopped after a batch, then --resume: the same plays, trials and
+    stop-rule verdicts as one uninterrupted run; other rollouts' files are refused."""
+    s = RolloutSettings(trials=108, batch=36, seed=4, truncate=6)
+    backend = LocalBackend(lambda: pubeval, evaluator=pubeval)
+    kw = dict(top=3, stop_behind=0.5, min_trials=36)
+    full = rollout_plays(OPENING.board, (4, 3), pubeval, backend, s, **kw)
+    assert any(p.stopped for p in full) and not all(p.stopped for p in full)
+    path = tmp_path / "plays.npz"
+
+    def stop_after_first(done, summary):
+        if done >= 36:
+            raise KeyboardInterrupt
+
+    part = rollout_plays(OPENING.board, (4, 3), pubeval, backend, s, progress=stop_after_first, save_path=path, **kw)
+    assert all(p.result.summary.trials == 36 for p in part)
+    resumed = rollout_plays(OPENING.board, (4, 3), pubeval, backend, s, save_path=path, resume_path=path, **kw)
+    for a, b in zip(full, resumed):
+        assert np.array_equal(a.afterstate, b.afterstate) and a.stopped == b.stopped
+        assert np.array_equal(a.result.data.ids, b.result.data.ids)
+        assert np.array_equal(a.result.data.raw, b.result.data.raw)
+    with pytest.raises(RolloutError, match="holds a rollout of the plays of a roll, not a position rollout"):
+        rollout_position(OPENING.board, backend, s, resume_path=path)
+    with pytest.raises(RolloutError, match="plays of another roll"):
+        rollout_plays(OPENING.board, (6, 5), pubeval, backend, s, resume_path=path)
+    rollout_position(OPENING.board, backend, replace(s, trials=36), save_path=tmp_path / "pos.npz")
+    with pytest.raises(RolloutError, match="holds a position rollout, not a rollout of the plays"):
+        rollout_plays(OPENING.board, (4, 3), pubeval, backend, s, resume_path=tmp_path / "pos.npz")
+
+
 def test_target_se_stops_early(pubeval):
     s = RolloutSettings(trials=360, batch=36, truncate=2)
     res = rollout_position(OPENING.board, LocalBackend(lambda: pubeval, evaluator=pubeval), s,
@@ -368,6 +399,32 @@ def test_cube_decision_on_two_workers_is_the_same(pubeval):
     assert one.decision == two.decision
 
 
+def test_plays_on_two_workers_are_the_same(pubeval):
+    """--dice on two workers: each play's batch is cut in two and both workers share them;
+    the trials are the same as on one."""
+    s = RolloutSettings(trials=72, batch=36, seed=9, truncate=6)
+    one = rollout_plays(OPENING.board, (3, 1), pubeval, LocalBackend(lambda: pubeval, evaluator=pubeval), s, top=2)
+    backend = LocalBackend(PubevalEvaluator, workers=2)
+    try:
+        two = rollout_plays(OPENING.board, (3, 1), pubeval, backend, s, top=2)
+    finally:
+        backend.close()
+    for a, b in zip(one, two):
+        assert np.array_equal(a.afterstate, b.afterstate) and np.array_equal(a.result.data.ids, b.result.data.ids)
+        assert np.array_equal(a.result.data.raw, b.result.data.raw)
+
+
+def test_split_range_covers_the_batch():
+    from engine.rollout.runner import split_range
+
+    assert split_range(36, 72, 2) == [(36, 54), (54, 72)]
+    assert split_range(0, 3, 8) == [(0, 1), (1, 2), (2, 3)]
+    for lo, hi, n in ((0, 36, 1), (72, 107, 3), (5, 6, 2)):
+        cuts = split_range(lo, hi, n)
+        assert cuts[0][0] == lo and cuts[-1][1] == hi and all(a < b for a, b in cuts)
+        assert all(cuts[k][1] == cuts[k + 1][0] for k in range(len(cuts) - 1))
+
+
 # ---------------------------------------------------------------------------------------
 # The command line
 
@@ -380,10 +437,11 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
         "from engine.position import Position\n"
         "from engine.pubeval import PubevalEvaluator\n"
         "from engine.rollout.core import RolloutSettings\n"
-        "from engine.rollout.runner import LocalBackend\n"
+        "from engine.rollout.runner import Job, LocalBackend\n"
         "if __name__ == '__main__':\n"
         "    b = LocalBackend(PubevalEvaluator, workers=2)\n"
-        "    list(b.run(Position.start().board, RolloutSettings(trials=4, batch=2), [(0, 2), (2, 4)]))\n"
+        "    s = RolloutSettings(trials=4, batch=2)\n"
+        "    list(b.run([Job(Position.start().board, s, 0, 2), Job(Position.start().board, s, 2, 4)]))\n"
         "    print(' '.join(str(p) for p in b._pool._processes), flush=True)\n"
         "    time.sleep(600)\n")
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=ROOT,

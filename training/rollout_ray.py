@@ -13,9 +13,9 @@ import os
 import socket
 from collections.abc import Iterator
 
-import numpy as np
 
 from engine.rollout.core import RolloutError, RolloutSettings, TrialData, run_trials
+from engine.rollout.runner import Job
 
 MAX_RETRIES = 5
 _EVALUATORS: dict = {}
@@ -83,11 +83,13 @@ class RayBackend:
             except (ConnectionError, RuntimeError, ValueError) as err:
                 raise RolloutError(f"cannot start or join Ray at {address or 'local'}: {err}") from None
             self.started = True
+        self.workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))  # how far to split a batch
         self.task = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(_remote_batch)
         self.factory_ref = ray.put(factory)
 
-    def run(self, board: np.ndarray, settings: RolloutSettings, ranges: list[tuple[int, int]]) -> Iterator[TrialData]:
-        refs = [self.task.remote(self.factory_ref, board, settings, lo, hi, self.pid_file) for lo, hi in ranges]
+    def run(self, jobs: list[Job]) -> Iterator[TrialData]:
+        refs = [self.task.remote(self.factory_ref, job.board, job.settings, job.lo, job.hi, self.pid_file)
+                for job in jobs]
         try:
             for ref in refs:
                 yield self.ray.get(ref)

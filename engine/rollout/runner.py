@@ -62,8 +62,27 @@ def batch_ranges(settings: RolloutSettings) -> list[tuple[int, int]]:
     return [(lo, min(lo + b, n)) for lo in range(0, n, b)]
 
 
+def split_range(lo: int, hi: int, pieces: int) -> list[tuple[int, int]]:
+    """[lo, hi) in at most `pieces` contiguous, nearly equal, non-empty ranges: a trial's
+    dice and play depend on its id alone, so the pieces' trials are the batch's."""
+    bounds = np.linspace(lo, hi, min(pieces, hi - lo) + 1).round().astype(int)
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
 # ---------------------------------------------------------------------------------------
-# Backends: each yields the TrialData of the given batches, in the given order.
+# Backends: each runs a list of jobs and yields their TrialData in the list's order. Jobs
+# start in that order as workers free up, so a caller that lists the batches it wants
+# first gets them first; closing the iterator cancels the jobs not started.
+
+
+@dataclass(frozen=True)
+class Job:
+    """One batch of trials [lo, hi) of one board (a position, a play's afterstate, a cube line)."""
+
+    board: np.ndarray
+    settings: RolloutSettings
+    lo: int
+    hi: int
 
 _WORKER_EVALUATOR: Evaluator | None = None
 
@@ -103,19 +122,21 @@ class LocalBackend:
         self.factory, self.workers, self._evaluator = factory, workers, evaluator
         self._pool: ProcessPoolExecutor | None = None
 
-    def run(self, board: np.ndarray, settings: RolloutSettings, ranges: list[tuple[int, int]]) -> Iterator[TrialData]:
+    def run(self, jobs: list[Job]) -> Iterator[TrialData]:
+        if not jobs:
+            return
         if self.workers == 1:
             if self._evaluator is None:
                 self._evaluator = self.factory()
-            for lo, hi in ranges:
-                yield run_trials(board, self._evaluator, settings, lo, hi)
+            for job in jobs:
+                yield run_trials(job.board, self._evaluator, job.settings, job.lo, job.hi)
             return
         if self._pool is None:
             import multiprocessing as mp
 
             self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
                                              initializer=_worker_init, initargs=(self.factory,))
-        futures = [self._pool.submit(_worker_batch, board, settings, lo, hi) for lo, hi in ranges]
+        futures = [self._pool.submit(_worker_batch, job.board, job.settings, job.lo, job.hi) for job in jobs]
         try:
             for fut in futures:
                 yield fut.result()
@@ -139,12 +160,16 @@ class LocalBackend:
 _FIELDS = ("ids", "raw", "luck", "cf_raw", "cf_luck", "turns")
 
 
-def save(path: str | Path, board: np.ndarray, lines: list[tuple[RolloutSettings, TrialData]]) -> None:
+def save(path: str | Path, board: np.ndarray, lines: list[tuple[RolloutSettings, TrialData]],
+         plays: dict | None = None) -> None:
     """Write the trials done so far of each line (one for a position, two for a cube
-    decision) atomically (a *.tmp file, then os.replace): a failed write leaves the last
-    good save in place."""
+    decision, one a play for the plays of a roll, which `plays` describes: the dice and
+    each play's afterstate, steps and whether it stopped) atomically (a *.tmp file, then
+    os.replace): a failed write leaves the last good save in place."""
     path = Path(path)
     meta = {"version": FILE_VERSION, "position": board.tolist(), "lines": [st.as_dict() for st, _ in lines]}
+    if plays is not None:
+        meta["plays"] = plays
     arrays = {f"{k}.{name}": a for k, (_, data) in enumerate(lines) for name, a in data.to_arrays().items()}
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -155,9 +180,13 @@ def save(path: str | Path, board: np.ndarray, lines: list[tuple[RolloutSettings,
         raise RolloutError(f"cannot save to {path}: {err.strerror or err}") from None
 
 
-def load(path: str | Path, board: np.ndarray, lines: list[RolloutSettings]) -> list[TrialData]:
-    """The trials of each line of a saved rollout of the same position and settings (trials
-    may differ). Reads files of version 1 too (one line)."""
+_KINDS = {"position": "a position rollout", "cube": "a cube decision rollout",
+          "plays": "a rollout of the plays of a roll"}
+
+
+def _read(path: str | Path, board: np.ndarray, kind: str) -> tuple[dict, list[TrialData]]:
+    """A save file's description and each line's trials, if it is a rollout of `board` of
+    this kind (one of _KINDS)."""
     try:
         with np.load(path) as z:
             meta = json.loads(str(z["meta"]))
@@ -173,12 +202,26 @@ def load(path: str | Path, board: np.ndarray, lines: list[RolloutSettings]) -> l
         raise RolloutError(f"cannot resume from {path}: file version {meta.get('version')}")
     if meta["position"] != board.tolist():
         raise RolloutError(f"cannot resume from {path}: it holds a rollout of another position")
-    if len(meta["lines"]) != len(lines):
-        kinds = {1: "a position rollout", 2: "a cube decision rollout"}
-        raise RolloutError(f"cannot resume from {path}: it holds {kinds.get(len(meta['lines']), 'another rollout')}, "
-                           f"not {kinds.get(len(lines), 'this one')}")
+    found = "plays" if "plays" in meta else {1: "position", 2: "cube"}.get(len(meta["lines"]))
+    if found != kind:
+        raise RolloutError(f"cannot resume from {path}: it holds {_KINDS.get(found, 'another rollout')}, "
+                           f"not {_KINDS[kind]}")
+    return meta, saved_data
+
+
+def load(path: str | Path, board: np.ndarray, lines: list[RolloutSettings]) -> list[TrialData]:
+    """The trials of each line of a saved rollout of the same position and settings (trials
+    may differ): one line for a position, two for a cube decision. Reads files of version
+    1 too (one line)."""
+    meta, saved_data = _read(path, board, "position" if len(lines) == 1 else "cube")
+    return _checked(path, lines, meta["lines"], saved_data)
+
+
+def _checked(path: str | Path, lines: list[RolloutSettings], saved_lines: list[dict],
+             saved_data: list[TrialData]) -> list[TrialData]:
+    """Each line's saved trials below its trial count, if the settings agree (trials may differ)."""
     out = []
-    for settings, saved_settings, data in zip(lines, meta["lines"], saved_data):
+    for settings, saved_settings, data in zip(lines, saved_lines, saved_data):
         # Settings added since a file was written take their defaults: what that rollout used.
         saved = {**RolloutSettings().as_dict(), **saved_settings, "trials": settings.trials}
         if saved != settings.as_dict():
@@ -187,6 +230,19 @@ def load(path: str | Path, board: np.ndarray, lines: list[RolloutSettings]) -> l
         keep = data.ids < settings.trials
         out.append(TrialData(*(getattr(data, f)[keep] for f in _FIELDS)))
     return out
+
+
+def load_plays(path: str | Path, board: np.ndarray, dice: tuple[int, int],
+               settings: RolloutSettings) -> list[tuple[np.ndarray, np.ndarray, bool, TrialData]]:
+    """The plays of a saved rollout of this roll: each one's afterstate, steps, whether it
+    stopped, and its trials, whole batches only (a batch cut short is run again)."""
+    meta, saved_data = _read(path, board, "plays")
+    if tuple(meta["plays"]["dice"]) != tuple(dice):
+        raise RolloutError(f"cannot resume from {path}: it holds the plays of another roll")
+    data = _checked(path, [settings] * len(saved_data), meta["lines"], saved_data)
+    return [(np.array(p["afterstate"], dtype=np.int8), np.array(p["steps"], dtype=np.int8), bool(p["stopped"]),
+             _drop(d, [r for r in batch_ranges(settings) if not np.isin(np.arange(*r), d.ids).all()]))
+            for p, d in zip(meta["plays"]["plays"], data)]
 
 
 def _resumed(path: str | Path | None, board: np.ndarray,
@@ -222,7 +278,7 @@ def rollout_position(board: np.ndarray, backend, settings: RolloutSettings, *,
     try:
         if _reached(done, settings, target_se, min_trials):
             todo = []
-        for data in backend.run(board, settings, todo) if todo else ():
+        for data in backend.run([Job(board, settings, lo, hi) for lo, hi in todo]):
             parts.append(data)
             merged = TrialData.concat(parts)
             parts = [merged]
@@ -269,39 +325,56 @@ class PlayRollout:
 
 def rollout_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator, backend,
                   settings: RolloutSettings, *, top: int = 3, stop_behind: float | None = None,
-                  min_trials: int = 324, progress: Progress | None = None) -> list[PlayRollout]:
+                  min_trials: int = 324, progress: Progress | None = None,
+                  save_path: str | Path | None = None, resume_path: str | Path | None = None) -> list[PlayRollout]:
     """Roll out the best `top` plays of `dice` (ranked at settings.ply), best first.
 
     Every candidate sees the same dice (trial ids), so their differences are paired.
     stop_behind: a candidate whose equity is that many standard errors of the (paired)
     difference behind the leader, after min_trials, stops being rolled out (as gnubg).
+    save_path keeps every play's trials in one file after each batch; resume_path goes on
+    with the plays saved there (whatever `top` and the ranking say now).
     """
     board = check_position(board)
-    plays = rank_plays(board, dice, evaluator, settings.ply)[:max(1, top)]
-    if not plays:
+    if resume_path is not None and Path(resume_path).exists():
+        saved = load_plays(resume_path, board, dice, settings)
+    else:
+        saved = [(p.afterstate, p.steps, False, TrialData.empty())
+                 for p in rank_plays(board, dice, evaluator, settings.ply)[:max(1, top)]]
+    if not saved:
         raise RolloutError(f"no legal play for {dice[0]}{dice[1]}: the roll passes, nothing to compare")
     start = time.perf_counter()
     cands = []
-    for p in plays:
-        points = int(game_results(p.afterstate[None])[0])
-        cands.append({"after": p.afterstate, "steps": p.steps, "exact": result_probs(points) if points else None,
-                      "parts": [], "stopped": False})
+    for after, steps, stopped, data in saved:
+        points = int(game_results(after[None])[0])
+        cands.append({"after": after, "steps": steps, "exact": result_probs(points) if points else None,
+                      "data": data, "stopped": stopped})
     interrupted = False
+    pieces = max(1, getattr(backend, "workers", 1))
     try:
         for lo, hi in batch_ranges(settings):
-            live = [c for c in cands if c["exact"] is None and not c["stopped"]]
+            live = [c for c in cands if c["exact"] is None and not c["stopped"]
+                    and not np.isin(np.arange(lo, hi), c["data"].ids).all()]
             if not live:
-                break
-            for c in live:
-                opp = np.ascontiguousarray(c["after"][::-1])
-                (data,) = backend.run(opp, settings, [(lo, hi)])
-                c["parts"].append(data.flipped())
+                if all(c["exact"] is not None or c["stopped"] for c in cands):
+                    break
+                continue  # this batch was saved before a resume
+            # Each live play's batch, cut in as many pieces as there are workers, all at once.
+            cuts = split_range(lo, hi, pieces)
+            data = list(backend.run([Job(np.ascontiguousarray(c["after"][::-1]), settings, a, b)
+                                     for c in live for a, b in cuts]))
+            for k, c in enumerate(live):
+                c["data"] = TrialData.concat([c["data"]] + [d.flipped() for d in data[k * len(cuts):(k + 1) * len(cuts)]])
             if progress is not None:
                 lead = _leader(cands, settings)
-                progress(hi, summarise(TrialData.concat(lead["parts"]), settings) if lead["exact"] is None
+                progress(hi, summarise(lead["data"], settings) if lead["exact"] is None
                          else RolloutResult(settings, TrialData.empty(), 0.0, exact=lead["exact"]).summary)
             if stop_behind is not None and hi >= min_trials:
                 _apply_stop(cands, settings, stop_behind)
+            if save_path is not None:
+                save(save_path, board, [(settings, c["data"]) for c in cands],
+                     {"dice": list(dice), "plays": [{"afterstate": c["after"].tolist(), "steps": c["steps"].tolist(),
+                                                     "stopped": c["stopped"]} for c in cands]})
     except KeyboardInterrupt:
         interrupted = True
         if hasattr(backend, "close"):
@@ -312,7 +385,7 @@ def rollout_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator
         if c["exact"] is not None:
             res = RolloutResult(settings, TrialData.empty(), 0.0, exact=c["exact"])
         else:
-            res = RolloutResult(settings, TrialData.concat(c["parts"]), seconds, interrupted)
+            res = RolloutResult(settings, c["data"], seconds, interrupted)
         out.append(PlayRollout(c["after"], c["steps"], res, c["stopped"]))
     out.sort(key=lambda pr: -_value(pr.result))
     return out
@@ -324,7 +397,7 @@ def _value(res: RolloutResult) -> float:
 
 
 def _per_trial(c: dict, settings: RolloutSettings) -> tuple[np.ndarray, np.ndarray]:
-    data = TrialData.concat(c["parts"])
+    data = c["data"]
     probs, cube = estimates(data, settings)
     return data.ids, (cube if settings.cube else equity(probs))
 
@@ -424,12 +497,13 @@ def rollout_cube_decision(board: np.ndarray, backend, settings: RolloutSettings,
     merged = done
     if target_se is not None and len(done[0].ids) >= max(2, min_trials) and _gain(done, lines)[1] <= target_se:
         ranges = []
-    # Both lines' batches are handed to the backend at once, so workers share them out.
-    streams = [backend.run(board, line, ranges) for line in lines]
+    # Both lines' batches are handed to the backend at once, batch by batch, so workers
+    # share them out and each batch of both lines comes back before the next.
+    stream = backend.run([Job(board, line, lo, hi) for lo, hi in ranges for line in lines])
     try:
-        for _, nd_data, dt_data in zip(ranges, *streams):
-            parts[0].append(nd_data)
-            parts[1].append(dt_data)
+        for _ in ranges:
+            parts[0].append(next(stream))
+            parts[1].append(next(stream))
             merged = [TrialData.concat(p) for p in parts]
             if save_path is not None:
                 save(save_path, board, list(zip(lines, merged)))
@@ -442,8 +516,7 @@ def rollout_cube_decision(board: np.ndarray, backend, settings: RolloutSettings,
         if hasattr(backend, "close"):
             backend.close(abort=True)
     finally:
-        for stream in streams:
-            stream.close()  # cancels what a stop rule left unstarted
+        stream.close()  # cancels what a stop rule left unstarted
     seconds = time.perf_counter() - start
     nd, dt = (RolloutResult(line, TrialData.concat(p), seconds, interrupted) for line, p in zip(lines, parts))
     if min(len(nd.data.ids), len(dt.data.ids)) == 0:

@@ -327,10 +327,9 @@ def rollout_one(position: Position, dice, settings, backend, evaluator, args) ->
                                       min_trials=args.min_trials, progress=bar, save_path=args.save,
                                       resume_path=args.resume)
             return position_record(position, result)
-        if args.save or args.resume:
-            raise RolloutError("--save and --resume work for position rollouts, not with --dice")
         plays = rollout_plays(position.board, dice, evaluator, backend, settings, top=args.top,
-                              stop_behind=args.stop_behind, min_trials=args.min_trials, progress=bar)
+                              stop_behind=args.stop_behind, min_trials=args.min_trials, progress=bar,
+                              save_path=args.save, resume_path=args.resume)
         return plays_record(position, dice, plays)
     finally:
         bar.close()
