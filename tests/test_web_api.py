@@ -282,6 +282,12 @@ def test_hint_and_eval_for_any_position_id():
             assert res.status_code == 400 and "Position ID" in res.json()["error"], (bad, res.text)
     res = client.get("/api/hint", params={"position_id": start, "dice": "71"})
     assert res.status_code == 400 and "a die must be 1..6" in res.json()["error"]
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"  # the opening, as players paste it
+    for url, params in (("/api/eval", {}), ("/api/hint", {"dice": "31"})):
+        res = client.get(url, params={"position_id": xgid, **params})
+        assert res.status_code == 200 and res.json()["position_id"] == start, res.text
+        res = client.get(url, params={"position_id": "XGID=-b----E-C", **params})
+        assert res.status_code == 400 and "XGID" in res.json()["error"], res.text
 
 
 def test_openapi_documents_the_api():

@@ -12,6 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from engine.cube.equity import CubeInfo
 from engine.dice import check_dice, parse_dice
 from engine.evaluator import Evaluator, equity
+from engine.formats.xgid import position_from_text
 from engine.notation import format_play
 from engine.position import Position
 from engine.search import RankedPlay, evaluate_position, rank_plays
@@ -24,11 +25,11 @@ router = APIRouter(prefix="/api")
 
 @router.get("/hint", summary="Rank the legal plays of a position and roll", tags=["analysis"])
 async def hint(context: Context,
-               position_id: str = Query(..., description="gnubg Position ID, side on roll's view"),
+               position_id: str = Query(..., description="gnubg Position ID or XGID, side on roll's view"),
                dice: str = Query(..., description="the roll, e.g. 31 or 3-1"),
                ply: int = Query(1, ge=1, le=2, description="1 or 2 (2-ply averages the 21 replies)")
                ) -> dict:
-    position = Position.from_id(position_id)
+    position = position_from_text(position_id)
     d1, d2 = check_dice(*parse_dice(dice))
     plays = await run_in_threadpool(rank, context.evaluator, position, d1, d2, ply)
     return {"position_id": position.id, "dice": [d1, d2], "ply": ply, "plays": plays}
@@ -36,9 +37,9 @@ async def hint(context: Context,
 
 @router.get("/eval", summary="Evaluate a position before the roll", tags=["analysis"])
 async def evaluate(context: Context,
-                   position_id: str = Query(..., description="gnubg Position ID, side on roll's view"),
+                   position_id: str = Query(..., description="gnubg Position ID or XGID, side on roll's view"),
                    ply: int = Query(1, ge=1, le=2)) -> dict:
-    position = Position.from_id(position_id)
+    position = position_from_text(position_id)
     probs = await run_in_threadpool(evaluate_before_roll, context.evaluator, position, ply)
     return {"position_id": position.id, "ply": ply,
             "probabilities": {n: float(p) for n, p in zip(PROBABILITY_NAMES, probs)},
