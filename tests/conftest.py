@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import pytest
-from _pytest.reports import TestReport
 
 # The gnubg binary: on PATH, else where Debian's package puts it.
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
@@ -68,7 +67,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         outcome, when = "failed", "call"
         longrepr = (f"the child pytest exited with status {proc.returncode}"
                     f"{':' if output.strip() else ' and no report (its process ended abruptly)'}\n{output[-6000:]}")
-    report = TestReport(item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome, longrepr, when,
+    report = pytest.TestReport(item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome, longrepr, when,
                         duration=stop - start, start=start, stop=stop)
     item.ihook.pytest_runtest_logreport(report=report)
     item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
