@@ -12,7 +12,7 @@ import socket
 import threading
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.formats.fibs import fibs_line

@@ -365,8 +365,6 @@ def test_pit_save_failing_at_the_end_still_prints_the_results(capsys, as_json):
 
 def _crafted(**changes) -> dict:
     """A hand-written one-net payload (no seal, as torch.save writes it), valid unless changed."""
-    import torch
-
     from engine.encoder import ENCODER_VERSION
     from models.network import TDNet
 

@@ -27,7 +27,8 @@ from engine.pubeval import PubevalEvaluator
 from engine.rollout import cubeful as cf
 from engine.rollout.core import (QUASI_BLOCK, RolloutError, RolloutSettings, TrialData, check_position,
                                  run_trials, summarise, trial_dice)
-from engine.rollout.runner import LocalBackend, rollout_plays, rollout_position
+from engine.rollout.backends import LocalBackend
+from engine.rollout.runner import rollout_plays, rollout_position
 from engine.search import ROLL_WEIGHTS, evaluate_position, roll_average
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -288,7 +289,7 @@ def test_save_resume_equals_uninterrupted(pubeval, tmp_path):
 def test_resume_reads_a_version_1_file(pubeval, tmp_path):
     """A save of the first format (one line, written before cube_value, cube_owner and
     hold_first existed) resumes: the missing settings are their defaults."""
-    from engine.rollout.runner import load
+    from engine.rollout.savefile import load
 
     s = RolloutSettings(trials=72, batch=36, seed=2)
     data = run_trials(OPENING.board, pubeval, s, 0, 36)
@@ -415,7 +416,7 @@ def test_plays_on_two_workers_are_the_same(pubeval):
 
 
 def test_split_range_covers_the_batch():
-    from engine.rollout.runner import split_range
+    from engine.rollout.backends import split_range
 
     assert split_range(36, 72, 2) == [(36, 54), (54, 72)]
     assert split_range(0, 3, 8) == [(0, 1), (1, 2), (2, 3)]
@@ -437,7 +438,7 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
         "from engine.position import Position\n"
         "from engine.pubeval import PubevalEvaluator\n"
         "from engine.rollout.core import RolloutSettings\n"
-        "from engine.rollout.runner import Job, LocalBackend\n"
+        "from engine.rollout.backends import Job, LocalBackend\n"
         "if __name__ == '__main__':\n"
         "    b = LocalBackend(PubevalEvaluator, workers=2)\n"
         "    s = RolloutSettings(trials=4, batch=2)\n"

@@ -18,7 +18,7 @@ from engine.cube.equity import CubeInfo
 from scripts.webapp.game import Game, SequenceDice
 from scripts.webapp.record import game_mat
 from scripts.webapp.server import create_app
-from tests.test_web_cube import FixedEvaluator, GammonMoverEvaluator, game_of, make_client, ok, play_turn, refused
+from tests.test_web_cube import GammonMoverEvaluator, game_of, make_client, ok, play_turn, refused
 from tests.web_helpers import new_game, post
 
 

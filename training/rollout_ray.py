@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 
 from engine.rollout.core import RolloutError, RolloutSettings, TrialData, run_trials
-from engine.rollout.runner import Job
+from engine.rollout.backends import Job
 
 MAX_RETRIES = 5
 _EVALUATORS: dict = {}

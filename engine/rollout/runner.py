@@ -1,19 +1,16 @@
-"""Schedule a rollout's batches: in this process, on worker processes or on Ray; stop early;
-save and resume; roll out the candidate plays of a roll.
+"""Run a rollout batch by batch: of a position, of the plays of a roll, of a cube decision;
+stop early, save and resume.
 
 Batches are fixed ranges of trial ids [j*B, (j+1)*B), consumed in order, so the result
-for a seed does not depend on the backend, the worker count or an interruption: a stop
-rule is checked on a prefix of batches, and a resumed or retried batch is recomputed
-from the same dice.
+for a seed does not depend on the backend (engine.rollout.backends, training.rollout_ray),
+the worker count or an interruption: a stop rule is checked on a prefix of batches, and a
+resumed (engine.rollout.savefile) or retried batch is recomputed from the same dice.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,17 +18,16 @@ import numpy as np
 
 from engine.cube.equity import CubeDecision, CubeInfo, decide
 from engine.evaluator import Evaluator, equity, result_probs
-from engine.rollout.cubeful import CODE_OWNER, OPP_OWNS as OPP_CODE
-from engine.rollout.core import (RolloutError, RolloutSettings, Summary, TrialData, check_position, estimates,
-                                 run_trials, summarise)
 from engine.position import game_results
+from engine.rollout.backends import Job, batch_ranges, split_range
+from engine.rollout.core import (RolloutError, RolloutSettings, Summary, TrialData, check_position, estimates,
+                                 summarise)
+from engine.rollout.cubeful import CODE_OWNER, OPP_OWNS as OPP_CODE
+from engine.rollout.savefile import load_plays, resumed, save
 from engine.search import rank_plays
 
-EvaluatorFactory = Callable[[], Evaluator]
 Progress = Callable[[int, Summary], None]
 """Called after each batch with the trials done so far and their summary."""
-
-FILE_VERSION = 2  # 2: any number of lines (a cube decision has two); 1: one line
 
 
 @dataclass
@@ -57,207 +53,6 @@ class RolloutResult:
         return equity(estimates(self.data, self.settings)[0])
 
 
-def batch_ranges(settings: RolloutSettings) -> list[tuple[int, int]]:
-    b, n = settings.batch, settings.trials
-    return [(lo, min(lo + b, n)) for lo in range(0, n, b)]
-
-
-def split_range(lo: int, hi: int, pieces: int) -> list[tuple[int, int]]:
-    """[lo, hi) in at most `pieces` contiguous, nearly equal, non-empty ranges: a trial's
-    dice and play depend on its id alone, so the pieces' trials are the batch's."""
-    bounds = np.linspace(lo, hi, min(pieces, hi - lo) + 1).round().astype(int)
-    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
-
-
-# ---------------------------------------------------------------------------------------
-# Backends: each runs a list of jobs and yields their TrialData in the list's order. Jobs
-# start in that order as workers free up, so a caller that lists the batches it wants
-# first gets them first; closing the iterator cancels the jobs not started.
-
-
-@dataclass(frozen=True)
-class Job:
-    """One batch of trials [lo, hi) of one board (a position, a play's afterstate, a cube line)."""
-
-    board: np.ndarray
-    settings: RolloutSettings
-    lo: int
-    hi: int
-
-_WORKER_EVALUATOR: Evaluator | None = None
-
-
-def _worker_init(factory: EvaluatorFactory) -> None:
-    global _WORKER_EVALUATOR
-    _exit_with_parent()
-    _WORKER_EVALUATOR = factory()
-
-
-def _exit_with_parent(poll: float = 1.0) -> None:
-    """End this worker when its parent dies without shutting the pool down (killed hard):
-    every worker holds the task queue's write end, so the queue never closes and an
-    orphaned worker would otherwise wait forever."""
-    import threading
-
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(poll)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
-
-
-def _worker_batch(board: np.ndarray, settings: RolloutSettings, lo: int, hi: int) -> TrialData:
-    return run_trials(board, _WORKER_EVALUATOR, settings, lo, hi)
-
-
-class LocalBackend:
-    """In this process (workers=1) or on `workers` processes of this machine."""
-
-    def __init__(self, factory: EvaluatorFactory, workers: int = 1, evaluator: Evaluator | None = None) -> None:
-        if workers < 1:
-            raise RolloutError(f"workers must be at least 1, got {workers}")
-        self.factory, self.workers, self._evaluator = factory, workers, evaluator
-        self._pool: ProcessPoolExecutor | None = None
-
-    def run(self, jobs: list[Job]) -> Iterator[TrialData]:
-        if not jobs:
-            return
-        if self.workers == 1:
-            if self._evaluator is None:
-                self._evaluator = self.factory()
-            for job in jobs:
-                yield run_trials(job.board, self._evaluator, job.settings, job.lo, job.hi)
-            return
-        if self._pool is None:
-            import multiprocessing as mp
-
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
-                                             initializer=_worker_init, initargs=(self.factory,))
-        futures = [self._pool.submit(_worker_batch, job.board, job.settings, job.lo, job.hi) for job in jobs]
-        try:
-            for fut in futures:
-                yield fut.result()
-        finally:
-            for fut in futures:
-                fut.cancel()
-
-    def close(self, abort: bool = False) -> None:
-        if self._pool is not None:
-            if abort:  # our own worker processes, by id
-                for proc in list(getattr(self._pool, "_processes", {}).values()):
-                    proc.terminate()
-            self._pool.shutdown(wait=not abort, cancel_futures=True)
-            self._pool = None
-
-
-# ---------------------------------------------------------------------------------------
-# Save and resume
-
-
-_FIELDS = ("ids", "raw", "luck", "cf_raw", "cf_luck", "turns")
-
-
-def save(path: str | Path, board: np.ndarray, lines: list[tuple[RolloutSettings, TrialData]],
-         plays: dict | None = None) -> None:
-    """Write the trials done so far of each line (one for a position, two for a cube
-    decision, one a play for the plays of a roll, which `plays` describes: the dice and
-    each play's afterstate, steps and whether it stopped) atomically (a *.tmp file, then
-    os.replace): a failed write leaves the last good save in place."""
-    path = Path(path)
-    meta = {"version": FILE_VERSION, "position": board.tolist(), "lines": [st.as_dict() for st, _ in lines]}
-    if plays is not None:
-        meta["plays"] = plays
-    arrays = {f"{k}.{name}": a for k, (_, data) in enumerate(lines) for name, a in data.to_arrays().items()}
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
-        os.replace(tmp, path)
-    except OSError as err:
-        raise RolloutError(f"cannot save to {path}: {err.strerror or err}") from None
-
-
-_KINDS = {"position": "a position rollout", "cube": "a cube decision rollout",
-          "plays": "a rollout of the plays of a roll"}
-
-
-def _read(path: str | Path, board: np.ndarray, kind: str) -> tuple[dict, list[TrialData]]:
-    """A save file's description and each line's trials, if it is a rollout of `board` of
-    this kind (one of _KINDS)."""
-    try:
-        with np.load(path) as z:
-            meta = json.loads(str(z["meta"]))
-            if meta.get("version") == 1:
-                meta["lines"], saved_data = [meta["settings"]], [TrialData(*(z[f] for f in _FIELDS))]
-            else:
-                saved_data = [TrialData(*(z[f"{k}.{f}"] for f in _FIELDS)) for k in range(len(meta["lines"]))]
-    except OSError as err:
-        raise RolloutError(f"cannot resume from {path}: {err.strerror or err}") from None
-    except (ValueError, KeyError, EOFError, TypeError):
-        raise RolloutError(f"cannot resume from {path}: not a file written by --save") from None
-    if meta.get("version") not in (1, FILE_VERSION):
-        raise RolloutError(f"cannot resume from {path}: file version {meta.get('version')}")
-    if meta["position"] != board.tolist():
-        raise RolloutError(f"cannot resume from {path}: it holds a rollout of another position")
-    found = "plays" if "plays" in meta else {1: "position", 2: "cube"}.get(len(meta["lines"]))
-    if found != kind:
-        raise RolloutError(f"cannot resume from {path}: it holds {_KINDS.get(found, 'another rollout')}, "
-                           f"not {_KINDS[kind]}")
-    return meta, saved_data
-
-
-def load(path: str | Path, board: np.ndarray, lines: list[RolloutSettings]) -> list[TrialData]:
-    """The trials of each line of a saved rollout of the same position and settings (trials
-    may differ): one line for a position, two for a cube decision. Reads files of version
-    1 too (one line)."""
-    meta, saved_data = _read(path, board, "position" if len(lines) == 1 else "cube")
-    return _checked(path, lines, meta["lines"], saved_data)
-
-
-def _checked(path: str | Path, lines: list[RolloutSettings], saved_lines: list[dict],
-             saved_data: list[TrialData]) -> list[TrialData]:
-    """Each line's saved trials below its trial count, if the settings agree (trials may differ)."""
-    out = []
-    for settings, saved_settings, data in zip(lines, saved_lines, saved_data):
-        # Settings added since a file was written take their defaults: what that rollout used.
-        saved = {**RolloutSettings().as_dict(), **saved_settings, "trials": settings.trials}
-        if saved != settings.as_dict():
-            diff = sorted(k for k in saved if saved[k] != settings.as_dict()[k])
-            raise RolloutError(f"cannot resume from {path}: different settings ({', '.join(diff)})")
-        keep = data.ids < settings.trials
-        out.append(TrialData(*(getattr(data, f)[keep] for f in _FIELDS)))
-    return out
-
-
-def load_plays(path: str | Path, board: np.ndarray, dice: tuple[int, int],
-               settings: RolloutSettings) -> list[tuple[np.ndarray, np.ndarray, bool, TrialData]]:
-    """The plays of a saved rollout of this roll: each one's afterstate, steps, whether it
-    stopped, and its trials, whole batches only (a batch cut short is run again)."""
-    meta, saved_data = _read(path, board, "plays")
-    if tuple(meta["plays"]["dice"]) != tuple(dice):
-        raise RolloutError(f"cannot resume from {path}: it holds the plays of another roll")
-    data = _checked(path, [settings] * len(saved_data), meta["lines"], saved_data)
-    return [(np.array(p["afterstate"], dtype=np.int8), np.array(p["steps"], dtype=np.int8), bool(p["stopped"]),
-             _drop(d, [r for r in batch_ranges(settings) if not np.isin(np.arange(*r), d.ids).all()]))
-            for p, d in zip(meta["plays"]["plays"], data)]
-
-
-def _resumed(path: str | Path | None, board: np.ndarray,
-             lines: list[RolloutSettings]) -> tuple[list[TrialData], list[tuple[int, int]]]:
-    """Each line's trials saved in `path` (if it exists) and the batches still to run: a
-    batch not saved whole in every line is redone whole."""
-    done = [TrialData.empty() for _ in lines]
-    if path is not None and Path(path).exists():
-        done = load(path, board, lines)
-    have = [set(d.ids.tolist()) for d in done]
-    todo = [(lo, hi) for lo, hi in batch_ranges(lines[0])
-            if not all(i in ids for ids in have for i in range(lo, hi))]
-    return [_drop(d, todo) for d in done], todo
-
-
 # ---------------------------------------------------------------------------------------
 # One position
 
@@ -272,7 +67,7 @@ def rollout_position(board: np.ndarray, backend, settings: RolloutSettings, *,
     """
     board = check_position(board)
     start = time.perf_counter()
-    (done,), todo = _resumed(resume_path, board, [settings])
+    (done,), todo = resumed(resume_path, board, [settings])
     parts = [done]
     interrupted = False
     try:
@@ -294,13 +89,6 @@ def rollout_position(board: np.ndarray, backend, settings: RolloutSettings, *,
             backend.close(abort=True)
     data = TrialData.concat(parts)
     return RolloutResult(settings, data, time.perf_counter() - start, interrupted)
-
-
-def _drop(data: TrialData, ranges: list[tuple[int, int]]) -> TrialData:
-    keep = np.ones(len(data.ids), dtype=bool)
-    for lo, hi in ranges:
-        keep &= ~((data.ids >= lo) & (data.ids < hi))
-    return TrialData(*(getattr(data, f)[keep] for f in _FIELDS))
 
 
 def _reached(data: TrialData, settings: RolloutSettings, target_se: float | None, min_trials: int) -> bool:
@@ -492,7 +280,7 @@ def rollout_cube_decision(board: np.ndarray, backend, settings: RolloutSettings,
     lines = cube_lines(settings)
     start = time.perf_counter()
     interrupted = False
-    done, ranges = _resumed(resume_path, board, list(lines))
+    done, ranges = resumed(resume_path, board, list(lines))
     parts = ([done[0]], [done[1]])
     merged = done
     if target_se is not None and len(done[0].ids) >= max(2, min_trials) and _gain(done, lines)[1] <= target_se:

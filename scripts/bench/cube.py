@@ -24,10 +24,15 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.errors import TdgammonError
+
+if TYPE_CHECKING:  # the engine's cube and position modules load numba: imported where they run
+    from engine.cube.equity import CubeInfo
+    from engine.position import Position
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "tests" / "data" / "cube-benchmark.json"
 SETS = ("money", "3", "5", "7", "match")

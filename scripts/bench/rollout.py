@@ -34,7 +34,8 @@ def _time(board, backend, settings) -> tuple[float, object]:
 def run(args: argparse.Namespace) -> None:
     from engine.position import Position
     from engine.rollout.core import RolloutSettings
-    from engine.rollout.runner import LocalBackend, rollout_position
+    from engine.rollout.backends import LocalBackend
+    from engine.rollout.runner import rollout_position
     from scripts.commands.rollout import EvaluatorLoader
 
     loader = EvaluatorLoader(args.model, threads=1)

@@ -13,8 +13,6 @@ import math
 import multiprocessing as mp
 import sys
 import time
-from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from engine.errors import TdgammonError

@@ -138,7 +138,7 @@ def settings_from_args(args: argparse.Namespace) -> RolloutSettings:
 
 def make_backend(args: argparse.Namespace, loader: EvaluatorLoader):
     from engine.rollout.core import RolloutError
-    from engine.rollout.runner import LocalBackend
+    from engine.rollout.backends import LocalBackend
 
     if args.backend == "ray":
         from training.rollout_ray import RayBackend
@@ -336,7 +336,7 @@ def rollout_one(position: Position, dice, settings, backend, evaluator, args) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.rollout.runner import LocalBackend
+    from engine.rollout.backends import LocalBackend
 
     settings = settings_from_args(args)
     if args.evaluator is not None and args.evaluator.partition(":")[0] not in EVALUATOR_NAMES:

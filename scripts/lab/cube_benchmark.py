@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cube.equity import CENTRE, ME_OWNS, CubeInfo
+from engine.cube.equity import ME_OWNS, CubeInfo
 from engine.errors import TdgammonError
 from engine.game import play_game
 from engine.gnubg.process import GnubgPlayer, GnubgProcess

@@ -139,7 +139,8 @@ def our_values(position_ids: list[str], model: str | None, trials: int, log: Pat
     from engine.evaluator import equity
     from engine.position import decode_position_id
     from engine.rollout.core import RolloutSettings
-    from engine.rollout.runner import LocalBackend, rollout_position
+    from engine.rollout.backends import LocalBackend
+    from engine.rollout.runner import rollout_position
     from engine.search import evaluate_position
     from scripts.commands.rollout import EvaluatorLoader
 
