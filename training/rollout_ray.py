@@ -94,11 +94,16 @@ class RayBackend:
             for ref in refs:
                 yield self.ray.get(ref)
         finally:
-            for ref in refs:
-                try:
-                    self.ray.cancel(ref)
-                except Exception:  # already finished
-                    pass
+            # Cancel only what has not finished: Ray aborts the whole driver process when a
+            # cancel races with a task's completion ("Tried to complete task that was not
+            # pending", ray-project/ray#54846), which killing a worker makes likely.
+            if refs:
+                _, unfinished = self.ray.wait(refs, num_returns=len(refs), timeout=0)
+                for ref in unfinished:
+                    try:
+                        self.ray.cancel(ref)
+                    except Exception:  # finished meanwhile
+                        pass
 
     def close(self, abort: bool = False) -> None:
         if self.started:
