@@ -290,6 +290,16 @@ def test_hint_and_eval_for_any_position_id():
         assert res.status_code == 400 and "XGID" in res.json()["error"], res.text
 
 
+def test_unknown_paths_and_methods_are_refused_in_the_api_shape():
+    """The router's own 404 and 405 answer {"error": ...} like every other refusal."""
+    client = make_client()
+    for method, url, status in (("GET", "/api/nowhere", 404), ("DELETE", "/api/games", 405),
+                                ("GET", "/api/games/%2F", 405)):
+        res = client.request(method, url)
+        assert res.status_code == status and set(res.json()) == {"error"}, (url, res.text)
+    assert "POST" in client.request("DELETE", "/api/games").headers["allow"]
+
+
 def test_openapi_documents_the_api():
     client = make_client()
     paths = client.get("/openapi.json").json()["paths"]

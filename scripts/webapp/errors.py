@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 
 from engine.errors import TdgammonError
 from scripts.cli import one_line
@@ -34,7 +35,13 @@ async def _validation_error(request: Request, err: RequestValidationError) -> JS
     return JSONResponse({"error": one_line("bad request: " + "; ".join(parts))}, status_code=422)
 
 
+async def _http_error(request: Request, err: HTTPException) -> JSONResponse:
+    """The router's own refusals (no such path, a method the path does not take)."""
+    return JSONResponse({"error": one_line(str(err.detail))}, status_code=err.status_code, headers=err.headers)
+
+
 ERROR_HANDLERS: dict[type[Exception], Callable[..., Awaitable[JSONResponse]]] = {
+    HTTPException: _http_error,
     GameError: _game_error,
     TdgammonError: _input_error,
     RequestValidationError: _validation_error,
