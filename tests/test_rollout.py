@@ -305,6 +305,26 @@ def test_resume_reads_a_version_1_file(pubeval, tmp_path):
         load(path, OPENING.board, [s, s])
 
 
+@pytest.mark.parametrize("version, readable", [(2, True), (3, True), (4, False)])
+def test_save_file_versions(pubeval, tmp_path, version, readable):
+    """Version 2 (before the plays of a roll could be saved) is read; a later one is refused."""
+    from engine.rollout.savefile import load, save
+
+    s = RolloutSettings(trials=36, batch=36, seed=2)
+    data = run_trials(OPENING.board, pubeval, s, 0, 36)
+    path = tmp_path / "r.npz"
+    save(path, OPENING.board, [(s, data)])
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files if k != "meta"}
+        meta = json.loads(str(z["meta"]))
+    np.savez(path, meta=np.array(json.dumps({**meta, "version": version})), **arrays)
+    if readable:
+        assert np.array_equal(load(path, OPENING.board, [s])[0].raw, data.raw)
+    else:
+        with pytest.raises(RolloutError, match="file version 4"):
+            load(path, OPENING.board, [s])
+
+
 def test_cube_decision_save_resume_equals_uninterrupted(pubeval, tmp_path):
     from engine.rollout.runner import rollout_cube_decision
 

@@ -16,7 +16,8 @@ import numpy as np
 from engine.rollout.backends import batch_ranges
 from engine.rollout.core import RolloutError, RolloutSettings, TrialData
 
-FILE_VERSION = 2  # 2: any number of lines (a cube decision has two); 1: one line
+FILE_VERSION = 3  # 3: plays of a roll too (older readers must refuse them); 2: any number of lines; 1: one line
+READABLE = (1, 2, FILE_VERSION)
 
 _FIELDS = ("ids", "raw", "luck", "cf_raw", "cf_luck", "turns")
 
@@ -59,7 +60,7 @@ def _read(path: str | Path, board: np.ndarray, kind: str) -> tuple[dict, list[Tr
         raise RolloutError(f"cannot resume from {path}: {err.strerror or err}") from None
     except (ValueError, KeyError, EOFError, TypeError):
         raise RolloutError(f"cannot resume from {path}: not a file written by --save") from None
-    if meta.get("version") not in (1, FILE_VERSION):
+    if meta.get("version") not in READABLE:
         raise RolloutError(f"cannot resume from {path}: file version {meta.get('version')}")
     if meta["position"] != board.tolist():
         raise RolloutError(f"cannot resume from {path}: it holds a rollout of another position")
@@ -72,8 +73,8 @@ def _read(path: str | Path, board: np.ndarray, kind: str) -> tuple[dict, list[Tr
 
 def load(path: str | Path, board: np.ndarray, lines: list[RolloutSettings]) -> list[TrialData]:
     """The trials of each line of a saved rollout of the same position and settings (trials
-    may differ): one line for a position, two for a cube decision. Reads files of version
-    1 too (one line)."""
+    may differ): one line for a position, two for a cube decision. Reads files of versions
+    1 (one line) and 2 too."""
     meta, saved_data = _read(path, board, "position" if len(lines) == 1 else "cube")
     return _checked(path, lines, meta["lines"], saved_data)
 
