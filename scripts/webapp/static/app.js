@@ -34,7 +34,13 @@ function setState(st) {
     stopReplay();
     announce(prev, st);
   }
+  // A push (the computer's move, a friend's) re-renders the controls: when it took away the
+  // button that had the keyboard focus, the focus goes to the next thing to press, as after
+  // the player's own action (act), not to the page.
+  const held = document.activeElement, scope = held && held.closest("#panel") ? "#panel-actions"
+    : held && held.closest("#actions") ? "#actions" : null;
   render();
+  if (scope && !S.busy) focusNext(scope);
   maybeRematch();
   maybeAuto();
 }
