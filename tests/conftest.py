@@ -40,10 +40,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(requires_chromium)
 
 
-# A test marked ray runs in a child pytest. Ray's driver ends its whole process (exit status
-# 1, no report) when it loses its local cluster's raylet, which a loaded machine can cause:
-# in the parent that would end the suite silently; in a child it fails one test, with the
-# child's output.
+# A test marked ray runs in a child pytest. Ray's driver can end its whole process (exit
+# status 1, no report): on a failed internal check (one ended the suite silently at 64%,
+# see training.rollout_ray.cancel_unfinished) or when it loses its raylet. In the parent
+# that would end the suite; in a child it fails one test, with the child's output.
 CHILD = "TDGAMMON_TEST_CHILD"
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,8 +67,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         outcome, when = "failed", "call"
         longrepr = (f"the child pytest exited with status {proc.returncode}"
                     f"{':' if output.strip() else ' and no report (its process ended abruptly)'}\n{output[-6000:]}")
-    report = pytest.TestReport(item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome, longrepr, when,
-                        duration=stop - start, start=start, stop=stop)
+    report = pytest.TestReport(item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome, longrepr,
+                               when, duration=stop - start, start=start, stop=stop)
     item.ihook.pytest_runtest_logreport(report=report)
     item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     return True

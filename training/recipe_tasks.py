@@ -198,6 +198,8 @@ class RayExecutor:
         self.task = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(_run_logged)
 
     def map(self, fn: Callable, jobs: list[tuple]) -> Iterator[Any]:
+        from training.rollout_ray import cancel_unfinished
+
         refs = [self.task.remote(fn, args, self.pid_file) for args in jobs]
         done = 0
         try:
@@ -205,11 +207,7 @@ class RayExecutor:
                 yield self.ray.get(ref)
                 done += 1
         finally:
-            for ref in refs[done:]:   # only those never fetched: the caller stopped early
-                try:
-                    self.ray.cancel(ref)
-                except Exception:  # finished meanwhile
-                    pass
+            cancel_unfinished(self.ray, refs[done:])   # the caller stopped early
 
     def close(self) -> None:
         if self.started:

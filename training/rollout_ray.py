@@ -13,9 +13,8 @@ import os
 import socket
 from collections.abc import Iterator
 
-
-from engine.rollout.core import RolloutError, RolloutSettings, TrialData, run_trials
 from engine.rollout.backends import Job
+from engine.rollout.core import RolloutError, RolloutSettings, TrialData, run_trials
 
 MAX_RETRIES = 5
 _EVALUATORS: dict = {}
@@ -43,6 +42,20 @@ def check_address(address: str | None) -> None:
         socket.create_connection((host, int(port)), timeout=5).close()
     except OSError as err:
         raise RolloutError(f"cannot reach the Ray cluster at {address}: {err.strerror or err}") from None
+
+
+def cancel_unfinished(ray, refs: list) -> None:
+    """Cancel the tasks of `refs` not yet finished. Never a finished one: Ray aborts the
+    whole driver process when a cancel races a task's completion ("Tried to complete task
+    that was not pending", ray-project/ray#54846), which a killed worker makes likely."""
+    if not refs:
+        return
+    _, unfinished = ray.wait(refs, num_returns=len(refs), timeout=0)
+    for ref in unfinished:
+        try:
+            ray.cancel(ref)
+        except Exception:  # finished meanwhile
+            pass
 
 
 @contextlib.contextmanager
@@ -94,16 +107,7 @@ class RayBackend:
             for ref in refs:
                 yield self.ray.get(ref)
         finally:
-            # Cancel only what has not finished: Ray aborts the whole driver process when a
-            # cancel races with a task's completion ("Tried to complete task that was not
-            # pending", ray-project/ray#54846), which killing a worker makes likely.
-            if refs:
-                _, unfinished = self.ray.wait(refs, num_returns=len(refs), timeout=0)
-                for ref in unfinished:
-                    try:
-                        self.ray.cancel(ref)
-                    except Exception:  # finished meanwhile
-                        pass
+            cancel_unfinished(self.ray, refs)  # what a stop rule left unstarted
 
     def close(self, abort: bool = False) -> None:
         if self.started:

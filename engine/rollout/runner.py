@@ -23,7 +23,7 @@ from engine.rollout.backends import Job, batch_ranges, split_range
 from engine.rollout.core import (RolloutError, RolloutSettings, Summary, TrialData, check_position, estimates,
                                  summarise)
 from engine.rollout.cubeful import CODE_OWNER, OPP_OWNS as OPP_CODE
-from engine.rollout.savefile import load_plays, resumed, save
+from engine.rollout.savefile import has_batch, load_plays, resumed, save
 from engine.search import rank_plays
 
 Progress = Callable[[int, Summary], None]
@@ -142,7 +142,7 @@ def rollout_plays(board: np.ndarray, dice: tuple[int, int], evaluator: Evaluator
     try:
         for lo, hi in batch_ranges(settings):
             live = [c for c in cands if c["exact"] is None and not c["stopped"]
-                    and not np.isin(np.arange(lo, hi), c["data"].ids).all()]
+                    and not has_batch(c["data"], lo, hi)]
             if not live:
                 if all(c["exact"] is not None or c["stopped"] for c in cands):
                     break

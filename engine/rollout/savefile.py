@@ -103,7 +103,7 @@ def load_plays(path: str | Path, board: np.ndarray, dice: tuple[int, int],
         raise RolloutError(f"cannot resume from {path}: it holds the plays of another roll")
     data = _checked(path, [settings] * len(saved_data), meta["lines"], saved_data)
     return [(np.array(p["afterstate"], dtype=np.int8), np.array(p["steps"], dtype=np.int8), bool(p["stopped"]),
-             _drop(d, [r for r in batch_ranges(settings) if not np.isin(np.arange(*r), d.ids).all()]))
+             _drop(d, [(lo, hi) for lo, hi in batch_ranges(settings) if not has_batch(d, lo, hi)]))
             for p, d in zip(meta["plays"]["plays"], data)]
 
 
@@ -114,10 +114,13 @@ def resumed(path: str | Path | None, board: np.ndarray,
     done = [TrialData.empty() for _ in lines]
     if path is not None and Path(path).exists():
         done = load(path, board, lines)
-    have = [set(d.ids.tolist()) for d in done]
-    todo = [(lo, hi) for lo, hi in batch_ranges(lines[0])
-            if not all(i in ids for ids in have for i in range(lo, hi))]
+    todo = [(lo, hi) for lo, hi in batch_ranges(lines[0]) if not all(has_batch(d, lo, hi) for d in done)]
     return [_drop(d, todo) for d in done], todo
+
+
+def has_batch(data: TrialData, lo: int, hi: int) -> bool:
+    """Whether data holds every trial of the batch [lo, hi)."""
+    return bool(np.isin(np.arange(lo, hi), data.ids).all())
 
 
 def _drop(data: TrialData, ranges: list[tuple[int, int]]) -> TrialData:
