@@ -264,6 +264,24 @@ def test_sigterm_checkpoints_and_resumes(tmp_path: Path) -> None:
 
 # -- learning ---------------------------------------------------------------------------
 @pytest.mark.slow
+def test_workers_hand_on_every_game_to_the_shared_weights() -> None:
+    """Workers train private copies and publish after each game: two workers run one after
+    the other end where one worker with each of their dice streams ends, to rounding."""
+    start = initial_net(8, 6)
+    rngs = [int(seed_state(6, w)[0]) for w in range(2)]
+    two = SelfPlay(Weights(start), 2, rngs)
+    for worker in range(2):
+        two._train(worker, 3, 0.1, 0.7, 0.0)
+    one = Weights(start)
+    for rng in rngs:
+        SelfPlay(one, 1, [rng]).train(3, 0.1, 0.7, 0.0)
+    untrained = Weights(initial_net(8, 6)).as_tuple()
+    for got, want, before in zip(two.weights.as_tuple(), one.as_tuple(), untrained):
+        assert np.abs(want - before).max() > 1e-3   # the six games did learn
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
+    two.close()
+
+
 def test_smoke_config_learns(tmp_path: Path) -> None:
     """The smoke run beats random in >= 90% of 400 games and beats its own untrained start."""
     cfg = load_config(ROOT / "configs" / "smoke.toml")

@@ -27,7 +27,7 @@ class TrainConfig:
     epsilon: float = 0.0            # probability of a random play instead of the best (exploration)
     new_inputs_lr_scale: float = 1.0  # lr multiplier for the inputs the newest features version added
     games: int = 1_000_000          # games to train in total (the command's --games overrides)
-    workers: int = 1                # Hogwild threads sharing the weights; 1 = exactly reproducible
+    workers: int = 1                # Hogwild threads, publishing every game; 1 = exactly reproducible
     chunk_games: int = 50           # games a worker plays between bookkeeping steps
     checkpoint_every: int = 10_000  # games between checkpoints (also written on SIGINT/SIGTERM)
     eval_every: int = 10_000        # games between benchmark evaluations (0 = never)

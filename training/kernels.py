@@ -5,8 +5,9 @@ Weights use the layout of TDNet.to_numpy(): w1 (inputs, H), b1 (H,), w2 (H, 5), 
 the input count says whether the net reads engine.features after Tesauro's 198. Kernels
 take their arrays grouped in the named tuples below (numba passes them as structs, at no
 cost): the net, the move-choice buffers, the TD state and the end-of-game tables.
-All functions release the GIL, so several threads can train one set of weights at once
-(Hogwild); with one thread a run is exactly reproducible from its seed.
+All functions release the GIL, so several threads can train at once (each on its own
+copy of the weights, published after every game: training.selfplay.SelfPlay); with one
+thread a run is exactly reproducible from its seed.
 
 Perspective: the network scores an afterstate from the mover's view. A game is one
 prediction sequence seen from a fixed side (the opening mover): a prediction made by
@@ -499,6 +500,26 @@ def train_games(net, n_games, sched, rng, moves, td, end):
             d2 = roll_die(rng)
         td.stats[0] += 1
         td.stats[1] += n_moves
+
+
+@kernel(nogil=True)
+def _publish_flat(shared, own, base):
+    for i in range(shared.shape[0]):
+        value = shared[i] + (own[i] - base[i])
+        shared[i] = value
+        own[i] = value
+        base[i] = value
+
+
+@kernel(nogil=True)
+def publish(shared, own, base):
+    """Add a worker's change since its last publish (own - base) to the shared weights,
+    then set own and base to the result: the worker hands on its updates and takes the
+    other workers' back. With own equal to base it only takes them."""
+    for s, o, b in ((shared.w1, own.w1, base.w1), (shared.w2, own.w2, base.w2)):
+        _publish_flat(s.reshape(-1), o.reshape(-1), b.reshape(-1))
+    for s, o, b in ((shared.b1, own.b1, base.b1), (shared.b2, own.b2, base.b2)):
+        _publish_flat(s, o, b)
 
 
 # ------------------------------------------------------------------------ benchmarks

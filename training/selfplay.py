@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -15,7 +16,7 @@ from training.kernels import OPP_PUBEVAL, OPP_RANDOM, NetArrays, Schedule, Scrat
 
 
 class Weights:
-    """The network as four float32 arrays that every worker thread updates in place."""
+    """The network as four float32 arrays, updated in place by training (the shared weights)."""
 
     def __init__(self, net: TDNet) -> None:
         arrays = net.to_numpy()
@@ -30,6 +31,10 @@ class Weights:
         net = TDNet(self.hidden, features=self.inputs > N_INPUTS)
         net.load_numpy({"w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2})
         return net
+
+
+def _copy(net: NetArrays) -> NetArrays:
+    return NetArrays(*(a.copy() for a in net))
 
 
 def initial_net(hidden: int, seed: int, features: bool = False) -> TDNet:
@@ -50,7 +55,15 @@ def seed_state(seed: int, stream: int) -> np.ndarray:
 
 
 class SelfPlay:
-    """Self-play TD(lambda) on shared weights with one or more Hogwild worker threads."""
+    """Self-play TD(lambda) by one worker thread or several.
+
+    One thread trains the shared weights in place, exactly reproducible from its seed.
+    Several (Hogwild) threads each train a private copy and, after every game, add what they
+    changed to the shared weights and take the others' changes back (kernels.publish,
+    under a lock): a worker sees the others' learning a game late. Updating the one shared
+    array from every thread at every move, as plain Hogwild does, made the threads fight
+    over its cache lines (74-222 games/s from one chunk to the next, docs/benchmarks.md).
+    """
 
     def __init__(self, weights: Weights, workers: int, rng_states: list[int],
                  bearoff: bool = False, new_inputs_lr: float = 1.0) -> None:
@@ -59,14 +72,29 @@ class SelfPlay:
                         for _ in range(workers)]
         self.rngs = [np.array([s], dtype=np.uint64) for s in rng_states]
         self.pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+        self.lock = threading.Lock()
+        # Each worker's own weights and their value at its last publish.
+        self.private = [(_copy(weights.as_tuple()), _copy(weights.as_tuple()))
+                        for _ in range(workers)] if workers > 1 else []
 
     def rng_states(self) -> list[int]:
         return [int(r[0]) for r in self.rngs]
 
     def _train(self, worker: int, games: int, alpha: float, lam: float, epsilon: float) -> None:
         s = self.scratch[worker]
-        kernels.train_games(self.weights.as_tuple(), games, Schedule(float(alpha), float(lam), float(epsilon)),
-                            self.rngs[worker], s.moves, s.td, s.end)
+        sched = Schedule(float(alpha), float(lam), float(epsilon))
+        shared = self.weights.as_tuple()
+        if not self.private:
+            kernels.train_games(shared, games, sched, self.rngs[worker], s.moves, s.td, s.end)
+            return
+        own, base = self.private[worker]
+        with self.lock:   # take the shared weights as they are now (someone may have set them)
+            kernels.publish(shared, base, base)
+            kernels.publish(shared, own, own)
+        for _ in range(games):
+            kernels.train_games(own, 1, sched, self.rngs[worker], s.moves, s.td, s.end)
+            with self.lock:
+                kernels.publish(shared, own, base)
 
     def train(self, games_per_worker: int, alpha: float, lam: float, epsilon: float) -> tuple[int, int, float]:
         """Play games_per_worker games on every worker; returns (games, moves, summed |TD error|)."""

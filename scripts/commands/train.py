@@ -23,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--games", type=int, help="train until this many games in total (overrides the config)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs)")
     parser.add_argument("--backend", choices=("hogwild", "local", "ray"), default="hogwild",
-                        help="hogwild (default, fastest on one machine): threads of this process "
-                             "update shared weights; local: actor processes play games, one "
+                        help="hogwild (default, fastest on one machine): threads of this process, "
+                             "each training a copy of the weights it publishes after every game; "
+                             "local: actor processes play games, one "
                              "learner applies TD(lambda); ray: the same actors on a Ray cluster "
                              "(pip install -e '.[distributed]')")
     parser.add_argument("--actors", type=int, metavar="N",
