@@ -45,7 +45,7 @@ COMMANDS = ("bench", "eval", "hint", "train", "recipe", "moves", "show", "play",
 PLY_HELP = ("1-ply scores every play with the network and takes the best (gnubg calls this "
             "0-ply); 2-ply also averages over the opponent's 21 rolls of its best reply "
             "(gnubg's 1-ply); 3-ply looks one roll deeper still (gnubg's 2-ply), about 40 "
-            "times slower, for analysis; cube decisions stop at 2-ply")
+            "times slower, for analysis")
 
 
 def shorten(text: object, limit: int = ECHO_LIMIT) -> str:

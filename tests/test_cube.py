@@ -10,14 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cube.equity import (CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision, cube_decision_2ply,
-                         cube_efficiency, match_cubeful_mwc)
+from engine.cube.equity import (CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, _leaf_values, best_cube_value, cash_value,
+                                cube_decision, cube_decision_2ply, cube_decision_3ply, cube_efficiency,
+                                match_cubeful_mwc)
+from engine.evaluator import flip
+from engine.position import decode_position_id, game_results
 from engine.errors import CubeError
 from engine.movegen import generate
 from engine.position import Position
 from tests.conftest import GNUBG
 
 DATA = Path(__file__).parent / "data" / "gnubg-cube-decisions.json"
+ORACLE = Path(__file__).parent / "data" / "gnubg-legal-moves.jsonl"
 
 
 def P(win, wg=0.0, wbg=0.0, lg=0.0, lbg=0.0):
@@ -129,6 +133,50 @@ def test_last_roll_positions_2ply():
             assert (d.response == "take") == (p <= 0.75)
             seen.add(d.action)
     assert {"No double, take", "Double, take", "Double, pass"} <= seen
+
+
+def test_last_roll_positions_3ply_equal_2ply():
+    """The opponent's 2-ply answer to a last roll is the same sure win as his 1-ply one."""
+    for points in ((1, 2), (6, 6), (3, 5), (6,)):
+        board = _last_roll_board(points)
+        for cube in (CubeInfo(), CubeInfo(value=2, owner=ME_OWNS)):
+            two = cube_decision_2ply(board, OpponentAlwaysWins(), cube)
+            three = cube_decision_3ply(board, OpponentAlwaysWins(), cube)
+            assert (three.no_double, three.double_take, three.action) == pytest.approx(
+                (two.no_double, two.double_take, two.action))
+
+
+def _scalar_leaf_values(afterstates, probs, cube):
+    """_leaf_values as defined, one leaf at a time (the vectorised money path must equal it)."""
+    points = game_results(afterstates)
+    out = []
+    for k, after in enumerate(afterstates):
+        if points[k]:
+            pts = int(np.sign(points[k])) if cube.is_money and cube.jacoby and cube.owner == CENTRE else int(points[k])
+            out.append(cash_value(cube, pts))
+            continue
+        opp_board = after[::-1]
+        value = best_cube_value(flip(probs[k]), cube.swapped(), cube_efficiency(opp_board), opp_board)
+        out.append(-value if cube.is_money else 1.0 - value)
+    return np.array(out)
+
+
+def test_leaf_values_on_arrays_equal_the_scalar_definition():
+    records = [json.loads(line) for line in (ORACLE.read_text().splitlines())[::25]]
+    boards = np.stack([decode_position_id(a) for r in records for a in r["afterstates"][:6]]
+                      + [_last_roll_board((1,)), _last_roll_board((2, 3))[::-1].copy()])
+    rng = np.random.default_rng(3)
+    n = len(boards)
+    win = rng.uniform(0, 1, n)
+    win[:8] = [0.0, 1.0, 1e-9, 1 - 1e-9, 0.5, 0.25, 0.75, 0.9]
+    wg, lg = win * rng.uniform(0, 0.6, n), (1 - win) * rng.uniform(0, 0.6, n)
+    probs = np.stack([win, wg, wg * rng.uniform(0, 0.3, n), lg, lg * rng.uniform(0, 0.3, n)], axis=1)
+    assert n > 500
+    for cube in (CubeInfo(), CubeInfo(jacoby=True), CubeInfo(value=2, owner=ME_OWNS),
+                 CubeInfo(value=4, owner=OPP_OWNS), CubeInfo(value=8, owner=ME_OWNS, jacoby=True),
+                 CubeInfo(beavers=True), CubeInfo(match_length=7, score=(2, 4))):
+        np.testing.assert_allclose(_leaf_values(boards, probs, cube), _scalar_leaf_values(boards, probs, cube),
+                                   rtol=0, atol=1e-12)
 
 
 # ----------------------------------------------------------------------------- match play

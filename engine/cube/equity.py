@@ -191,6 +191,34 @@ def money_cubeful(probs: np.ndarray, cube: CubeInfo, x: float) -> float:
     return float((1.0 - x) * dead + x * live)
 
 
+def money_cubeful_many(probs: np.ndarray, cube: CubeInfo, x: np.ndarray) -> np.ndarray:
+    """money_cubeful of each row of probs (n, 5) with one cube and a cube efficiency a row:
+    the same formulas on arrays (2-ply cube decisions value hundreds of leaves)."""
+    p = np.asarray(probs, dtype=np.float64)
+    p_win = p[:, WIN]
+    jacoby = cube.jacoby and cube.owner == CENTRE
+    dead = 2.0 * p_win - 1.0 if jacoby else equity(p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lose = 1.0 - p_win
+        w = np.where(p_win > _EPS, 1.0 + (p[:, WIN_GAMMON] + p[:, WIN_BACKGAMMON]) / p_win, 1.0)
+        l_ = np.where(lose > _EPS, 1.0 + (p[:, LOSE_GAMMON] + p[:, LOSE_BACKGAMMON]) / lose, 1.0)
+        tp = (l_ - 0.5) / (w + l_ + 0.5)
+        cp = (l_ + 1.0) / (w + l_ + 0.5)
+        above_cash = 1.0 + (w - 1.0) * (p_win - cp) / (1.0 - cp)
+        below_take = -l_ + (l_ - 1.0) * p_win / tp
+        if cube.owner == CENTRE:
+            live = np.where(p_win < tp, -1.0 if jacoby else below_take,
+                            np.where(p_win < cp, -1.0 + 2.0 * (p_win - tp) / (cp - tp),
+                                     1.0 if jacoby else above_cash))
+        elif cube.owner == ME_OWNS:
+            live = np.where(p_win < cp, -l_ + (1.0 + l_) * p_win / cp, above_cash)
+        else:
+            live = np.where(p_win < tp, below_take, -1.0 + (w + 1.0) * (p_win - tp) / (1.0 - tp))
+    out = (1.0 - x) * dead + x * live
+    certain = (p_win <= _EPS) | (p_win >= 1.0 - _EPS)
+    return np.where(certain, dead, out)
+
+
 # ---------------------------------------------------------------------------------------
 # Match play
 
@@ -459,59 +487,140 @@ def _leaf_values(afterstates: np.ndarray, probs: np.ndarray, cube: CubeInfo) -> 
 
     points = game_results(afterstates)
     opp_cube = cube.swapped()
-    out = np.empty(len(afterstates))
-    for k in range(len(afterstates)):
+    opp_boards = afterstates[:, ::-1]
+    opp_probs = flip(probs)
+    scalar = points != 0
+    if cube.is_money and not cube.beavers:
+        small = (opp_boards.sum(axis=2) <= 6).all(axis=1)   # maybe a small bear-off: exact values
+        scalar |= small
+        out = -_money_best_values(opp_probs, opp_cube, _efficiencies(opp_boards))
+    else:
+        scalar[:] = True
+        out = np.empty(len(afterstates))
+    for k in np.flatnonzero(scalar):
         if points[k]:
             pts = int(points[k])
             if cube.is_money and cube.jacoby and cube.owner == CENTRE:
                 pts = int(np.sign(pts))
             out[k] = cash_value(cube, pts)
             continue
-        opp_board = afterstates[k][::-1]
-        opp_value = best_cube_value(flip(probs[k]), opp_cube, cube_efficiency(opp_board), opp_board)
+        opp_board = opp_boards[k]
+        opp_value = best_cube_value(opp_probs[k], opp_cube, cube_efficiency(opp_board), opp_board)
         out[k] = -opp_value if cube.is_money else 1.0 - opp_value
     return out
+
+
+def _efficiencies(boards: np.ndarray) -> np.ndarray:
+    """cube_efficiency of each board (me in row 0), on arrays."""
+    from engine.position import race_flags
+
+    pips = boards[:, ME, :].astype(np.float64) @ np.arange(1, 26)
+    race_x = np.clip(RACE_BASE + RACE_PER_PIP * pips, RACE_MIN, RACE_MAX)
+    return np.where(race_flags(np.ascontiguousarray(boards)), race_x, CONTACT_EFFICIENCY)
+
+
+def _money_best_values(probs: np.ndarray, cube: CubeInfo, x: np.ndarray) -> np.ndarray:
+    """best_cube_value of each row of probs in money play (Janowski; no exact bear-offs)."""
+    nd = cube.value * money_cubeful_many(probs, cube, x)
+    if not cube.may_double():
+        return nd
+    doubled = cube.doubled()
+    dt = doubled.value * money_cubeful_many(probs, doubled, x)
+    return np.maximum(nd, np.minimum(dt, cash_value(cube, 1)))
+
+
+def _expand(board: np.ndarray, evaluator: Evaluator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """My 21 rolls' afterstates (the board itself where a roll has no play), their
+    probabilities, and where each roll's afterstates start and end."""
+    from engine.movegen import generate
+    from engine.search import ROLLS, evaluate_afterstates
+
+    groups = []
+    for d1, d2 in ROLLS:
+        after, _ = generate(board, int(d1), int(d2))
+        groups.append(after if len(after) else board[None].copy())
+    afterstates = np.concatenate(groups)
+    probs = evaluate_afterstates(evaluator, afterstates, np.full(len(afterstates), is_race(board)))
+    bounds = np.concatenate([[0], np.cumsum([len(g) for g in groups])])
+    return afterstates, probs, bounds
+
+
+def _roll_mean_of_best(leaves: np.ndarray, bounds: np.ndarray) -> float:
+    """The mean over the 21 rolls of each roll's best leaf."""
+    from engine.search import ROLL_WEIGHTS
+
+    best = np.array([leaves[bounds[r]:bounds[r + 1]].max() for r in range(len(bounds) - 1)])
+    return float(best @ ROLL_WEIGHTS)
+
+
+def _nd_dt_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> tuple[float, float]:
+    """No double and Double/take at 2-ply, in cubeful_value units (exact for small bear-offs)."""
+    exact = small_bearoff_values(board, cube)
+    if exact is not None:
+        return exact
+    afterstates, probs, bounds = _expand(board, evaluator)
+    return (_roll_mean_of_best(_leaf_values(afterstates, probs, cube), bounds),
+            _roll_mean_of_best(_leaf_values(afterstates, probs, cube.doubled()), bounds))
 
 
 def cube_decision_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> CubeDecision:
     """2-ply cube decision: each cube state's value is the mean over my 21 rolls of my best
     play for that state, each leaf valued by the opponent's 1-ply cube decision.
     """
-    from engine.movegen import generate
-    from engine.search import ROLL_WEIGHTS, ROLLS, evaluate_afterstates, roll_average
+    from engine.search import roll_average
 
     board = np.ascontiguousarray(board, dtype=np.int8)
-    groups = []
-    for d1, d2 in ROLLS:
-        after, _ = generate(board, int(d1), int(d2))
-        groups.append(after if len(after) else board[None].copy())
-    sizes = np.array([len(g) for g in groups])
-    afterstates = np.concatenate(groups)
-    race = np.full(len(afterstates), is_race(board))
-    probs = evaluate_afterstates(evaluator, afterstates, race)
-    bounds = np.concatenate([[0], np.cumsum(sizes)])
-
-    def state_value(state: CubeInfo) -> float:
-        leaves = _leaf_values(afterstates, probs, state)
-        best = np.array([leaves[bounds[r]:bounds[r + 1]].max() for r in range(len(ROLLS))])
-        return float(best @ ROLL_WEIGHTS)
-
-    nd = state_value(cube)
-    dt = state_value(cube.doubled())
+    nd, dt = _nd_dt_2ply(board, evaluator, cube)
     cubeless_probs = roll_average(board[None], evaluator)[0]
     return decide(cube, nd, dt, float(equity(cubeless_probs)), bool(cubeless_probs[WIN_GAMMON] > 0.0))
 
 
-# Cube decisions stop at 2-ply: a 3-ply cubeful recursion would value every afterstate of
-# every roll by the opponent's own 2-ply cube decision, far dearer than 3-ply checker play.
-CUBE_MAX_PLY = 2
+# A 3-ply cube decision values each roll's best few plays (by the 2-ply leaves) with the
+# opponent's own 2-ply cube decision, as gnubg's move filters keep its cubeful search cheap.
+CUBE_3PLY_KEEP = 2
+
+
+def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> CubeDecision:
+    """3-ply cube decision (gnubg's 2-ply): each cube state's value is the mean over my 21
+    rolls of my best play for that state among the CUBE_3PLY_KEEP best by the 2-ply leaves,
+    each valued by the opponent's best cube action at 2-ply."""
+    from engine.position import game_results
+    from engine.search import evaluate_position
+
+    board = np.ascontiguousarray(board, dtype=np.int8)
+    states = (cube, cube.doubled())
+    afterstates, probs, bounds = _expand(board, evaluator)
+    shallow = [_leaf_values(afterstates, probs, state) for state in states]
+    keep: set[int] = set()
+    for r in range(len(bounds) - 1):
+        for leaves in shallow:
+            order = np.argsort(-leaves[bounds[r]:bounds[r + 1]], kind="stable")
+            keep.update(int(bounds[r] + i) for i in order[:CUBE_3PLY_KEEP])
+    finished = game_results(afterstates) != 0
+    deep = [np.full(len(afterstates), -np.inf) for _ in states]
+    for k in keep:
+        for leaves, state, out in zip(shallow, states, deep):
+            if finished[k]:
+                out[k] = leaves[k]    # the game's result, exact
+                continue
+            opp_cube = state.swapped()
+            opp_board = np.ascontiguousarray(afterstates[k][::-1])
+            nd, dt = _nd_dt_2ply(opp_board, evaluator, opp_cube)
+            opp = max(nd, min(dt, cash_value(opp_cube, 1))) if opp_cube.may_double() else nd
+            out[k] = -opp if cube.is_money else 1.0 - opp
+    nd, dt = (_roll_mean_of_best(out, bounds) for out in deep)
+    cubeless_probs = evaluate_position(board, evaluator, 3)
+    return decide(cube, nd, dt, float(equity(cubeless_probs)), bool(cubeless_probs[WIN_GAMMON] > 0.0))
+
+
+CUBE_MAX_PLY = 3
 
 
 def cube_decision_at_ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo, ply: int) -> CubeDecision:
-    """The cube decision at min(ply, CUBE_MAX_PLY): 1-ply Janowski or cube_decision_2ply; a
-    small bear-off's exact values at any ply."""
+    """The cube decision at min(ply, CUBE_MAX_PLY): 1-ply Janowski, cube_decision_2ply or
+    cube_decision_3ply; a small bear-off's exact values at any ply."""
     from engine.search import evaluate_position
 
     if ply >= 2 and small_bearoff_values(board, cube) is None:
-        return cube_decision_2ply(board, evaluator, cube)
+        return (cube_decision_3ply if ply >= 3 else cube_decision_2ply)(board, evaluator, cube)
     return cube_decision(evaluate_position(board, evaluator, 1), cube, cube_efficiency(board), board)

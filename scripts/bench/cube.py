@@ -222,7 +222,7 @@ def format_worst(rows: list[dict]) -> list[str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="M", default=None,
                         help="checkpoint, pubeval or random (default: models/default.pt)")
-    parser.add_argument("--ply", type=int, default=2, help="our ply for the cube decision (1 or 2; default 2)")
+    parser.add_argument("--ply", type=int, default=2, help="our ply for the cube decision (1, 2 or 3; default 2)")
     parser.add_argument("--set", default="money", help="money (default), 3, 5, 7 or match (all match scores)")
     parser.add_argument("--data", default=str(BENCHMARK), help="the benchmark file")
     parser.add_argument("--limit", type=int, default=0, help="score only the first N decisions (0 = all)")
