@@ -174,7 +174,11 @@ def test_leaf_values_on_arrays_equal_the_scalar_definition():
     assert n > 500
     for cube in (CubeInfo(), CubeInfo(jacoby=True), CubeInfo(value=2, owner=ME_OWNS),
                  CubeInfo(value=4, owner=OPP_OWNS), CubeInfo(value=8, owner=ME_OWNS, jacoby=True),
-                 CubeInfo(beavers=True), CubeInfo(match_length=7, score=(2, 4))):
+                 CubeInfo(beavers=True), CubeInfo(match_length=7, score=(2, 4)),
+                 CubeInfo(value=2, owner=ME_OWNS, match_length=5, score=(1, 3)),
+                 CubeInfo(value=2, owner=OPP_OWNS, match_length=7, score=(5, 2)),
+                 CubeInfo(match_length=3, score=(1, 1)), CubeInfo(match_length=5, score=(4, 2), crawford=True),
+                 CubeInfo(match_length=5, score=(4, 3)), CubeInfo(match_length=9, score=(0, 0))):
         np.testing.assert_allclose(_leaf_values(boards, probs, cube), _scalar_leaf_values(boards, probs, cube),
                                    rtol=0, atol=1e-12)
 

@@ -302,6 +302,73 @@ def match_cubeful_mwc(probs: np.ndarray, cube: CubeInfo, x: float) -> float:
     return float(min(1.0, max(0.0, (1.0 - x) * dead + x * live)))
 
 
+def _gammon_ratios_many(p: np.ndarray) -> np.ndarray:
+    """_gammon_ratios of each row of p (n, 5)."""
+    win, lose = p[:, WIN], 1.0 - p[:, WIN]
+    r = np.zeros((len(p), 6))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r[:, 1] = np.where(win > _EPS, (p[:, WIN_GAMMON] - p[:, WIN_BACKGAMMON]) / win, 0.0)
+        r[:, 2] = np.where(win > _EPS, p[:, WIN_BACKGAMMON] / win, 0.0)
+        r[:, 4] = np.where(lose > _EPS, (p[:, LOSE_GAMMON] - p[:, LOSE_BACKGAMMON]) / lose, 0.0)
+        r[:, 5] = np.where(lose > _EPS, p[:, LOSE_BACKGAMMON] / lose, 0.0)
+    r = np.clip(r, 0.0, 1.0)
+    r[:, 0] = np.maximum(0.0, 1.0 - r[:, 1] - r[:, 2])
+    r[:, 3] = np.maximum(0.0, 1.0 - r[:, 4] - r[:, 5])
+    return r
+
+
+def _win_lose_mwc_many(ratios: np.ndarray, cube: CubeInfo, value: int) -> tuple[np.ndarray, np.ndarray]:
+    o = np.array(_outcomes(*cube.need, value, cube.crawford))
+    return ratios[:, :3] @ o[:3], ratios[:, 3:] @ o[3:]
+
+
+def _match_take_point_many(ratios: np.ndarray, cube: CubeInfo, value: int) -> np.ndarray:
+    """_match_take_point of each row of ratios (n, 6)."""
+    need_me, need_opp = cube.need
+    pass_mwc = mwc_after(need_me, need_opp, -(value // 2), cube.crawford)
+    win, lose = _win_lose_mwc_many(ratios, cube, value)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        take_point = (pass_mwc - lose) / (win - lose)
+        if _can_double(cube, value):
+            opp_tp = _match_take_point_many(ratios[:, [3, 4, 5, 0, 1, 2]], cube.swapped(), 2 * value)
+            cash = mwc_after(need_me, need_opp, value, cube.crawford)
+            take_point = np.where(cash - lose > _EPS, (1.0 - opp_tp) * (pass_mwc - lose) / (cash - lose),
+                                  take_point)
+    return np.where(win - lose <= _EPS, 0.0, np.clip(take_point, 0.0, 1.0))
+
+
+def match_cubeful_mwc_many(probs: np.ndarray, cube: CubeInfo, x: np.ndarray) -> np.ndarray:
+    """match_cubeful_mwc of each row of probs (n, 5), a cube efficiency a row."""
+    p = np.asarray(probs, dtype=np.float64)
+    need_me, need_opp = cube.need
+    ratios = _gammon_ratios_many(p)
+    win, lose = _win_lose_mwc_many(ratios, cube, cube.value)
+    p_win = np.clip(p[:, WIN], 0.0, 1.0)
+    dead = p_win * win + (1.0 - p_win) * lose
+    if (need_me, need_opp, cube.value) == (2, 2, 1):
+        return np.clip(dead, 0.0, 1.0)
+    n = len(p)
+    xs, ys = [np.zeros(n)], [lose]
+    if cube.owner != ME_OWNS and _can_double(cube.swapped(), cube.value):
+        xs.append(_match_take_point_many(ratios, cube, 2 * cube.value))
+        ys.append(np.full(n, mwc_after(need_me, need_opp, -cube.value, cube.crawford)))
+    if cube.owner != OPP_OWNS and _can_double(cube, cube.value):
+        xs.append(1.0 - _match_take_point_many(ratios[:, [3, 4, 5, 0, 1, 2]], cube.swapped(), 2 * cube.value))
+        ys.append(np.full(n, mwc_after(need_me, need_opp, cube.value, cube.crawford)))
+    xs.append(np.ones(n))
+    ys.append(win)
+    xp, fp = np.stack(xs, axis=1), np.stack(ys, axis=1)
+    order = np.lexsort((fp, xp), axis=-1)          # as the scalar code sorts its (x, y) pairs
+    xp, fp = np.take_along_axis(xp, order, 1), np.take_along_axis(fp, order, 1)
+    rows = np.arange(n)
+    j = np.minimum((xp <= p_win[:, None]).sum(axis=1) - 1, xp.shape[1] - 1)   # np.interp's segment
+    nxt = np.minimum(j + 1, xp.shape[1] - 1)
+    x0, x1, y0, y1 = xp[rows, j], xp[rows, nxt], fp[rows, j], fp[rows, nxt]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        live = np.where(x1 > x0, y0 + (y1 - y0) * (p_win - x0) / (x1 - x0), y0)
+    return np.clip((1.0 - x) * dead + x * live, 0.0, 1.0)
+
+
 # ---------------------------------------------------------------------------------------
 # One number per cube state, and the decision
 
@@ -490,10 +557,11 @@ def _leaf_values(afterstates: np.ndarray, probs: np.ndarray, cube: CubeInfo) -> 
     opp_boards = afterstates[:, ::-1]
     opp_probs = flip(probs)
     scalar = points != 0
-    if cube.is_money and not cube.beavers:
-        small = (opp_boards.sum(axis=2) <= 6).all(axis=1)   # maybe a small bear-off: exact values
-        scalar |= small
-        out = -_money_best_values(opp_probs, opp_cube, _efficiencies(opp_boards))
+    if not cube.is_money:
+        out = 1.0 - _best_values(opp_probs, opp_cube, _efficiencies(opp_boards))
+    elif not cube.beavers:
+        scalar |= (opp_boards.sum(axis=2) <= 6).all(axis=1)   # maybe a small bear-off: exact values
+        out = -_best_values(opp_probs, opp_cube, _efficiencies(opp_boards))
     else:
         scalar[:] = True
         out = np.empty(len(afterstates))
@@ -519,19 +587,23 @@ def _efficiencies(boards: np.ndarray) -> np.ndarray:
     return np.where(race_flags(np.ascontiguousarray(boards)), race_x, CONTACT_EFFICIENCY)
 
 
-def _money_best_values(probs: np.ndarray, cube: CubeInfo, x: np.ndarray) -> np.ndarray:
-    """best_cube_value of each row of probs in money play (Janowski; no exact bear-offs)."""
-    nd = cube.value * money_cubeful_many(probs, cube, x)
+def _best_values(probs: np.ndarray, cube: CubeInfo, x: np.ndarray) -> np.ndarray:
+    """best_cube_value of each row of probs, by Janowski (no exact bear-offs)."""
+    def values(c: CubeInfo) -> np.ndarray:
+        if c.is_money:
+            return c.value * money_cubeful_many(probs, c, x)
+        return match_cubeful_mwc_many(probs, c, x)
+
+    nd = values(cube)
     if not cube.may_double():
         return nd
-    doubled = cube.doubled()
-    dt = doubled.value * money_cubeful_many(probs, doubled, x)
-    return np.maximum(nd, np.minimum(dt, cash_value(cube, 1)))
+    return np.maximum(nd, np.minimum(values(cube.doubled()), cash_value(cube, 1)))
 
 
-def _expand(board: np.ndarray, evaluator: Evaluator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _roll_afterstates(board: np.ndarray, evaluator: Evaluator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """My 21 rolls' afterstates (the board itself where a roll has no play), their
     probabilities, and where each roll's afterstates start and end."""
+    from engine.evaluator import Parents
     from engine.movegen import generate
     from engine.search import ROLLS, evaluate_afterstates
 
@@ -540,7 +612,9 @@ def _expand(board: np.ndarray, evaluator: Evaluator) -> tuple[np.ndarray, np.nda
         after, _ = generate(board, int(d1), int(d2))
         groups.append(after if len(after) else board[None].copy())
     afterstates = np.concatenate(groups)
-    probs = evaluate_afterstates(evaluator, afterstates, np.full(len(afterstates), is_race(board)))
+    n = len(afterstates)
+    probs = evaluate_afterstates(evaluator, afterstates, np.full(n, is_race(board)),
+                                 Parents(board[None], np.zeros(n, dtype=np.int64)))
     bounds = np.concatenate([[0], np.cumsum([len(g) for g in groups])])
     return afterstates, probs, bounds
 
@@ -558,7 +632,7 @@ def _nd_dt_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> tupl
     exact = small_bearoff_values(board, cube)
     if exact is not None:
         return exact
-    afterstates, probs, bounds = _expand(board, evaluator)
+    afterstates, probs, bounds = _roll_afterstates(board, evaluator)
     return (_roll_mean_of_best(_leaf_values(afterstates, probs, cube), bounds),
             _roll_mean_of_best(_leaf_values(afterstates, probs, cube.doubled()), bounds))
 
@@ -589,7 +663,7 @@ def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) 
 
     board = np.ascontiguousarray(board, dtype=np.int8)
     states = (cube, cube.doubled())
-    afterstates, probs, bounds = _expand(board, evaluator)
+    afterstates, probs, bounds = _roll_afterstates(board, evaluator)
     shallow = [_leaf_values(afterstates, probs, state) for state in states]
     keep: set[int] = set()
     for r in range(len(bounds) - 1):
