@@ -76,3 +76,19 @@ def test_bad_cube_input_is_one_line_exit_2(capsys, monkeypatch, argv):
     code, out, err = run(capsys, monkeypatch, ["eval", START, "--evaluator", "pubeval", *argv])
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "error" in err
+
+
+def test_ply_3_cube_is_the_3ply_decision(capsys, monkeypatch):
+    from engine.cube.equity import CubeInfo, cube_decision_2ply, cube_decision_3ply
+    from engine.position import Position
+    from models.loader import load_network
+
+    position = "bF3E4ADNbQYHAA"   # a take at 3-ply, a pass at 2-ply (docs/cube.md)
+    code, out, _ = run(capsys, monkeypatch, ["eval", position, "--json", "--ply", "3", "--cube", "1"])
+    cube = json.loads(out)["cube"]
+    board, evaluator = Position.from_id(position).board, load_network()
+    want = cube_decision_3ply(board, evaluator, CubeInfo())
+    assert code == 0 and cube["ply"] == 3 and cube["action"] == want.action
+    assert (cube["no_double"], cube["double_take"]) == pytest.approx((want.no_double, want.double_take), abs=1e-6)
+    two = cube_decision_2ply(board, evaluator, CubeInfo())
+    assert abs(two.no_double - want.no_double) > 1e-3   # a ply deeper, another value

@@ -9,7 +9,7 @@ EMG in match play), so an error of 0.06 means the same at any cube or score:
   search valued at the full ply; the play made is valued at that ply too when the
   search's filter dropped it. Error = best - played (never negative).
 - a cube decision (before the roll, whenever the roller may double): No double /
-  Double-Take / Double-Pass at the analysis ply (engine.cube, at most 2-ply). Not doubling
+  Double-Take / Double-Pass at the analysis ply (engine.cube). Not doubling
   costs proper - ND, doubling proper - min(DT, DP); a take costs DT - min(DT, DP), a pass
   DP - min(DT, DP) (both in the doubler's equity, which is what the taker gives away).
   A cube decision is "close" (gnubg's "close or actual") when the cube was turned or
@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from engine.analysis import THRESHOLDS
-from engine.cube.equity import (CENTRE, CUBE_MAX_PLY, ME_OWNS, OPP_OWNS, CubeInfo, best_cube_value, cash_value,
+from engine.cube.equity import (CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, best_cube_value, cash_value,
                                 cube_decision_at_ply, cube_efficiency, to_normalised)
 from engine.evaluator import Evaluator, flip
 from engine.formats.matchid import CENTRED, MatchState, encode_match_id
@@ -52,7 +52,7 @@ TOP_PLAYS = 5
 
 @dataclass(frozen=True)
 class AnalysisSettings:
-    """Analysis ply (cube decisions stop at 2), mark thresholds, the ply that picks plays for luck."""
+    """Analysis ply, mark thresholds, the ply that picks plays for luck."""
 
     ply: int = 2
     thresholds: tuple[float, float, float] = THRESHOLDS
@@ -205,7 +205,7 @@ def grade_cube(board: np.ndarray, cube: CubeInfo, evaluator: Evaluator, ply: int
     used = 1
     if ply > 1 and (doubled or dec.no_double - min(dec.double_take, dec.double_pass) < CLOSE_CUBE):
         dec = cube_decision_at_ply(board, evaluator, cube, ply)
-        used = min(ply, CUBE_MAX_PLY)
+        used = ply
     nd, dt, dp = dec.no_double, dec.double_take, dec.double_pass
     doubling = min(dt, dp)
     proper = max(nd, doubling)

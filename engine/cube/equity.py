@@ -687,12 +687,9 @@ def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) 
     return decide(cube, nd, dt, float(equity(cubeless_probs)), bool(cubeless_probs[WIN_GAMMON] > 0.0))
 
 
-CUBE_MAX_PLY = 3
-
-
 def cube_decision_at_ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo, ply: int) -> CubeDecision:
-    """The cube decision at min(ply, CUBE_MAX_PLY): 1-ply Janowski, cube_decision_2ply or
-    cube_decision_3ply; a small bear-off's exact values at any ply."""
+    """The cube decision at a ply: 1-ply Janowski, cube_decision_2ply or cube_decision_3ply;
+    a small bear-off's exact values at any ply."""
     from engine.search import evaluate_position
 
     if ply >= 2 and small_bearoff_values(board, cube) is None:
