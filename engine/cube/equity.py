@@ -556,15 +556,10 @@ def _leaf_values(afterstates: np.ndarray, probs: np.ndarray, cube: CubeInfo) -> 
     opp_cube = cube.swapped()
     opp_boards = afterstates[:, ::-1]
     opp_probs = flip(probs)
+    out = _mine(_best_values(opp_probs, opp_cube, _efficiencies(opp_boards)), cube)
     scalar = points != 0
-    if not cube.is_money:
-        out = 1.0 - _best_values(opp_probs, opp_cube, _efficiencies(opp_boards))
-    elif not cube.beavers:
+    if cube.is_money and not cube.beavers:
         scalar |= (opp_boards.sum(axis=2) <= 6).all(axis=1)   # maybe a small bear-off: exact values
-        out = -_best_values(opp_probs, opp_cube, _efficiencies(opp_boards))
-    else:
-        scalar[:] = True
-        out = np.empty(len(afterstates))
     for k in np.flatnonzero(scalar):
         if points[k]:
             pts = int(points[k])
@@ -573,9 +568,14 @@ def _leaf_values(afterstates: np.ndarray, probs: np.ndarray, cube: CubeInfo) -> 
             out[k] = cash_value(cube, pts)
             continue
         opp_board = opp_boards[k]
-        opp_value = best_cube_value(opp_probs[k], opp_cube, cube_efficiency(opp_board), opp_board)
-        out[k] = -opp_value if cube.is_money else 1.0 - opp_value
+        out[k] = _mine(best_cube_value(opp_probs[k], opp_cube, cube_efficiency(opp_board), opp_board), cube)
     return out
+
+
+def _mine(opp_value, cube: CubeInfo):
+    """My value where the opponent's is opp_value: its negative in money play (points), one
+    minus it in match play (match winning chances)."""
+    return -opp_value if cube.is_money else 1.0 - opp_value
 
 
 def _efficiencies(boards: np.ndarray) -> np.ndarray:
@@ -673,16 +673,16 @@ def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) 
     finished = game_results(afterstates) != 0
     deep = [np.full(len(afterstates), -np.inf) for _ in states]
     for k in keep:
-        for leaves, state, out in zip(shallow, states, deep):
+        for leaves, state, deep_leaves in zip(shallow, states, deep):
             if finished[k]:
-                out[k] = leaves[k]    # the game's result, exact
+                deep_leaves[k] = leaves[k]    # the game's result, exact
                 continue
             opp_cube = state.swapped()
             opp_board = np.ascontiguousarray(afterstates[k][::-1])
             nd, dt = _nd_dt_2ply(opp_board, evaluator, opp_cube)
             opp = max(nd, min(dt, cash_value(opp_cube, 1))) if opp_cube.may_double() else nd
-            out[k] = -opp if cube.is_money else 1.0 - opp
-    nd, dt = (_roll_mean_of_best(out, bounds) for out in deep)
+            deep_leaves[k] = _mine(opp, cube)
+    nd, dt = (_roll_mean_of_best(deep_leaves, bounds) for deep_leaves in deep)
     cubeless_probs = evaluate_position(board, evaluator, 3)
     return decide(cube, nd, dt, float(equity(cubeless_probs)), bool(cubeless_probs[WIN_GAMMON] > 0.0))
 
