@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from engine import bearoff
-from engine.cube.equity import CubeInfo, cube_decision_at_ply, small_bearoff_values
+from engine.cube.equity import CubeInfo, small_bearoff_values
+from engine.cube.lookahead import cube_decision_at_ply
 from engine.gnubg.process import GnubgProcess
 from engine.position import Position, decode_position_id
 from models.loader import load_network

@@ -79,7 +79,8 @@ def test_bad_cube_input_is_one_line_exit_2(capsys, monkeypatch, argv):
 
 
 def test_ply_3_cube_is_the_3ply_decision(capsys, monkeypatch):
-    from engine.cube.equity import CubeInfo, cube_decision_2ply, cube_decision_3ply
+    from engine.cube.equity import CubeInfo
+    from engine.cube.lookahead import cube_decision_2ply, cube_decision_3ply
     from engine.position import Position
     from models.loader import load_network
 

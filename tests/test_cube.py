@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cube.equity import (CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, _leaf_values, best_cube_value, cash_value,
-                                cube_decision, cube_decision_2ply, cube_decision_3ply, cube_efficiency,
-                                match_cubeful_mwc)
+from engine.cube.equity import (CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, best_cube_value, cash_value, cube_decision,
+                                cube_efficiency, match_cubeful_mwc)
+from engine.cube.lookahead import _leaf_values, cube_decision_2ply, cube_decision_3ply
 from engine.evaluator import flip
 from engine.position import decode_position_id, game_results
 from engine.errors import CubeError

@@ -32,8 +32,9 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from engine.analysis import THRESHOLDS
-from engine.cube.equity import (CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, best_cube_value, cash_value,
-                                cube_decision_at_ply, cube_efficiency, to_normalised)
+from engine.cube.equity import (CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, best_cube_value, cash_value, cube_efficiency,
+                                to_normalised)
+from engine.cube.lookahead import cube_decision_at_ply
 from engine.evaluator import Evaluator, flip
 from engine.formats.matchid import CENTRED, MatchState, encode_match_id
 from engine.formats.matread import MatAction, MatchRecord

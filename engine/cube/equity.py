@@ -40,9 +40,9 @@ import numpy as np
 
 from engine.bearoff import BINOM, CENTRED, OPPONENT_OWNS, ROLLER_OWNS, cubeful_table, small_index
 from engine.errors import CubeError
-from engine.evaluator import WIN, WIN_BACKGAMMON, WIN_GAMMON, LOSE_BACKGAMMON, LOSE_GAMMON, Evaluator, equity, flip
+from engine.evaluator import WIN, WIN_BACKGAMMON, WIN_GAMMON, LOSE_BACKGAMMON, LOSE_GAMMON, equity
 from engine.cube.match_equity import is_post_crawford, max_match_length, mwc_after, outcome_mwcs
-from engine.position import ME, is_race
+from engine.position import ME, is_race, race_flags
 
 CENTRE, ME_OWNS, OPP_OWNS = "centre", "me", "opponent"
 OWNERS = (CENTRE, ME_OWNS, OPP_OWNS)
@@ -145,6 +145,14 @@ def cube_efficiency(board: np.ndarray) -> float:
     return float(min(RACE_MAX, max(RACE_MIN, RACE_BASE + RACE_PER_PIP * pips)))
 
 
+def cube_efficiencies(boards: np.ndarray) -> np.ndarray:
+    """cube_efficiency of each of (n, 2, 25) boards (me in row 0)."""
+    boards = np.ascontiguousarray(boards)
+    pips = boards[:, ME, :].astype(np.float64) @ np.arange(1, 26)
+    race_x = np.clip(RACE_BASE + RACE_PER_PIP * pips, RACE_MIN, RACE_MAX)
+    return np.where(race_flags(boards), race_x, CONTACT_EFFICIENCY)
+
+
 # ---------------------------------------------------------------------------------------
 # Money play
 
@@ -191,13 +199,16 @@ def money_cubeful(probs: np.ndarray, cube: CubeInfo, x: float) -> float:
     return float((1.0 - x) * dead + x * live)
 
 
-def money_cubeful_many(probs: np.ndarray, cube: CubeInfo, x: np.ndarray) -> np.ndarray:
-    """money_cubeful of each row of probs (n, 5) with one cube and a cube efficiency a row:
-    the same formulas on arrays (2-ply cube decisions value hundreds of leaves)."""
-    p = np.asarray(probs, dtype=np.float64)
+def money_cubeful_many(probs: np.ndarray, owner: str | np.ndarray, x: np.ndarray,
+                       jacoby: bool = False) -> np.ndarray:
+    """money_cubeful of each row of probs (n, 5) on arrays, for searches and rollouts that
+    value hundreds of positions at once: owner one of OWNERS for every row or an array of
+    them, x a cube efficiency a row, jacoby the rule (it applies where the cube is centred)."""
+    p = np.asarray(probs, dtype=np.float64).reshape(-1, 5)
+    owner = np.broadcast_to(np.asarray(owner), (len(p),))
     p_win = p[:, WIN]
-    jacoby = cube.jacoby and cube.owner == CENTRE
-    dead = 2.0 * p_win - 1.0 if jacoby else equity(p)
+    jacoby_rows = (owner == CENTRE) & jacoby
+    dead = np.where(jacoby_rows, 2.0 * p_win - 1.0, equity(p))
     with np.errstate(divide="ignore", invalid="ignore"):
         lose = 1.0 - p_win
         w = np.where(p_win > _EPS, 1.0 + (p[:, WIN_GAMMON] + p[:, WIN_BACKGAMMON]) / p_win, 1.0)
@@ -206,14 +217,12 @@ def money_cubeful_many(probs: np.ndarray, cube: CubeInfo, x: np.ndarray) -> np.n
         cp = (l_ + 1.0) / (w + l_ + 0.5)
         above_cash = 1.0 + (w - 1.0) * (p_win - cp) / (1.0 - cp)
         below_take = -l_ + (l_ - 1.0) * p_win / tp
-        if cube.owner == CENTRE:
-            live = np.where(p_win < tp, -1.0 if jacoby else below_take,
-                            np.where(p_win < cp, -1.0 + 2.0 * (p_win - tp) / (cp - tp),
-                                     1.0 if jacoby else above_cash))
-        elif cube.owner == ME_OWNS:
-            live = np.where(p_win < cp, -l_ + (1.0 + l_) * p_win / cp, above_cash)
-        else:
-            live = np.where(p_win < tp, below_take, -1.0 + (w + 1.0) * (p_win - tp) / (1.0 - tp))
+        centred = np.where(p_win < tp, np.where(jacoby_rows, -1.0, below_take),
+                           np.where(p_win < cp, -1.0 + 2.0 * (p_win - tp) / (cp - tp),
+                                    np.where(jacoby_rows, 1.0, above_cash)))
+        mine = np.where(p_win < cp, -l_ + (1.0 + l_) * p_win / cp, above_cash)
+        theirs = np.where(p_win < tp, below_take, -1.0 + (w + 1.0) * (p_win - tp) / (1.0 - tp))
+    live = np.where(owner == CENTRE, centred, np.where(owner == ME_OWNS, mine, theirs))
     out = (1.0 - x) * dead + x * live
     certain = (p_win <= _EPS) | (p_win >= 1.0 - _EPS)
     return np.where(certain, dead, out)
@@ -544,154 +553,15 @@ def best_cube_value(probs: np.ndarray, cube: CubeInfo, x: float, board: np.ndarr
     return max(nd, min(dt, cash_value(cube, 1)))
 
 
-# ---------------------------------------------------------------------------------------
-# 2-ply: my 21 rolls, the best play for each cube state, the opponent's 1-ply cube decision
-
-
-def _leaf_values(afterstates: np.ndarray, probs: np.ndarray, cube: CubeInfo) -> np.ndarray:
-    """My value of each afterstate (opponent to roll with `cube`), after his best 1-ply cube action."""
-    from engine.position import game_results
-
-    points = game_results(afterstates)
-    opp_cube = cube.swapped()
-    opp_boards = afterstates[:, ::-1]
-    opp_probs = flip(probs)
-    out = _mine(_best_values(opp_probs, opp_cube, _efficiencies(opp_boards)), cube)
-    scalar = points != 0
-    if cube.is_money and not cube.beavers:
-        scalar |= (opp_boards.sum(axis=2) <= 6).all(axis=1)   # maybe a small bear-off: exact values
-    for k in np.flatnonzero(scalar):
-        if points[k]:
-            pts = int(points[k])
-            if cube.is_money and cube.jacoby and cube.owner == CENTRE:
-                pts = int(np.sign(pts))
-            out[k] = cash_value(cube, pts)
-            continue
-        opp_board = opp_boards[k]
-        out[k] = _mine(best_cube_value(opp_probs[k], opp_cube, cube_efficiency(opp_board), opp_board), cube)
-    return out
-
-
-def _mine(opp_value, cube: CubeInfo):
-    """My value where the opponent's is opp_value: its negative in money play (points), one
-    minus it in match play (match winning chances)."""
-    return -opp_value if cube.is_money else 1.0 - opp_value
-
-
-def _efficiencies(boards: np.ndarray) -> np.ndarray:
-    """cube_efficiency of each board (me in row 0), on arrays."""
-    from engine.position import race_flags
-
-    pips = boards[:, ME, :].astype(np.float64) @ np.arange(1, 26)
-    race_x = np.clip(RACE_BASE + RACE_PER_PIP * pips, RACE_MIN, RACE_MAX)
-    return np.where(race_flags(np.ascontiguousarray(boards)), race_x, CONTACT_EFFICIENCY)
-
-
-def _best_values(probs: np.ndarray, cube: CubeInfo, x: np.ndarray) -> np.ndarray:
-    """best_cube_value of each row of probs, by Janowski (no exact bear-offs)."""
+def best_cube_values(probs: np.ndarray, cube: CubeInfo, x: np.ndarray) -> np.ndarray:
+    """best_cube_value of each row of probs (n, 5), a cube efficiency a row, by Janowski
+    (no exact bear-offs)."""
     def values(c: CubeInfo) -> np.ndarray:
         if c.is_money:
-            return c.value * money_cubeful_many(probs, c, x)
+            return c.value * money_cubeful_many(probs, c.owner, x, c.jacoby)
         return match_cubeful_mwc_many(probs, c, x)
 
     nd = values(cube)
     if not cube.may_double():
         return nd
     return np.maximum(nd, np.minimum(values(cube.doubled()), cash_value(cube, 1)))
-
-
-def _roll_afterstates(board: np.ndarray, evaluator: Evaluator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """My 21 rolls' afterstates (the board itself where a roll has no play), their
-    probabilities, and where each roll's afterstates start and end."""
-    from engine.evaluator import Parents
-    from engine.movegen import generate
-    from engine.search import ROLLS, evaluate_afterstates
-
-    groups = []
-    for d1, d2 in ROLLS:
-        after, _ = generate(board, int(d1), int(d2))
-        groups.append(after if len(after) else board[None].copy())
-    afterstates = np.concatenate(groups)
-    n = len(afterstates)
-    probs = evaluate_afterstates(evaluator, afterstates, np.full(n, is_race(board)),
-                                 Parents(board[None], np.zeros(n, dtype=np.int64)))
-    bounds = np.concatenate([[0], np.cumsum([len(g) for g in groups])])
-    return afterstates, probs, bounds
-
-
-def _roll_mean_of_best(leaves: np.ndarray, bounds: np.ndarray) -> float:
-    """The mean over the 21 rolls of each roll's best leaf."""
-    from engine.search import ROLL_WEIGHTS
-
-    best = np.array([leaves[bounds[r]:bounds[r + 1]].max() for r in range(len(bounds) - 1)])
-    return float(best @ ROLL_WEIGHTS)
-
-
-def _nd_dt_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> tuple[float, float]:
-    """No double and Double/take at 2-ply, in cubeful_value units (exact for small bear-offs)."""
-    exact = small_bearoff_values(board, cube)
-    if exact is not None:
-        return exact
-    afterstates, probs, bounds = _roll_afterstates(board, evaluator)
-    return (_roll_mean_of_best(_leaf_values(afterstates, probs, cube), bounds),
-            _roll_mean_of_best(_leaf_values(afterstates, probs, cube.doubled()), bounds))
-
-
-def cube_decision_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> CubeDecision:
-    """2-ply cube decision: each cube state's value is the mean over my 21 rolls of my best
-    play for that state, each leaf valued by the opponent's 1-ply cube decision.
-    """
-    from engine.search import roll_average
-
-    board = np.ascontiguousarray(board, dtype=np.int8)
-    nd, dt = _nd_dt_2ply(board, evaluator, cube)
-    cubeless_probs = roll_average(board[None], evaluator)[0]
-    return decide(cube, nd, dt, float(equity(cubeless_probs)), bool(cubeless_probs[WIN_GAMMON] > 0.0))
-
-
-# A 3-ply cube decision values each roll's best few plays (by the 2-ply leaves) with the
-# opponent's own 2-ply cube decision, as gnubg's move filters keep its cubeful search cheap.
-CUBE_3PLY_KEEP = 2
-
-
-def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> CubeDecision:
-    """3-ply cube decision (gnubg's 2-ply): each cube state's value is the mean over my 21
-    rolls of my best play for that state among the CUBE_3PLY_KEEP best by the 2-ply leaves,
-    each valued by the opponent's best cube action at 2-ply."""
-    from engine.position import game_results
-    from engine.search import evaluate_position
-
-    board = np.ascontiguousarray(board, dtype=np.int8)
-    states = (cube, cube.doubled())
-    afterstates, probs, bounds = _roll_afterstates(board, evaluator)
-    shallow = [_leaf_values(afterstates, probs, state) for state in states]
-    keep: set[int] = set()
-    for r in range(len(bounds) - 1):
-        for leaves in shallow:
-            order = np.argsort(-leaves[bounds[r]:bounds[r + 1]], kind="stable")
-            keep.update(int(bounds[r] + i) for i in order[:CUBE_3PLY_KEEP])
-    finished = game_results(afterstates) != 0
-    deep = [np.full(len(afterstates), -np.inf) for _ in states]
-    for k in keep:
-        for leaves, state, deep_leaves in zip(shallow, states, deep):
-            if finished[k]:
-                deep_leaves[k] = leaves[k]    # the game's result, exact
-                continue
-            opp_cube = state.swapped()
-            opp_board = np.ascontiguousarray(afterstates[k][::-1])
-            nd, dt = _nd_dt_2ply(opp_board, evaluator, opp_cube)
-            opp = max(nd, min(dt, cash_value(opp_cube, 1))) if opp_cube.may_double() else nd
-            deep_leaves[k] = _mine(opp, cube)
-    nd, dt = (_roll_mean_of_best(deep_leaves, bounds) for deep_leaves in deep)
-    cubeless_probs = evaluate_position(board, evaluator, 3)
-    return decide(cube, nd, dt, float(equity(cubeless_probs)), bool(cubeless_probs[WIN_GAMMON] > 0.0))
-
-
-def cube_decision_at_ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo, ply: int) -> CubeDecision:
-    """The cube decision at a ply: 1-ply Janowski, cube_decision_2ply or cube_decision_3ply;
-    a small bear-off's exact values at any ply."""
-    from engine.search import evaluate_position
-
-    if ply >= 2 and small_bearoff_values(board, cube) is None:
-        return (cube_decision_3ply if ply >= 3 else cube_decision_2ply)(board, evaluator, cube)
-    return cube_decision(evaluate_position(board, evaluator, 1), cube, cube_efficiency(board), board)

@@ -19,7 +19,8 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision_at_ply
+from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo
+from engine.cube.lookahead import cube_decision_at_ply
 from engine.dice import opening_roll, roll
 from engine.evaluator import Evaluator
 from engine.game import Player

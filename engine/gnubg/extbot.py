@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo, cube_decision_at_ply
+from engine.cube.equity import CENTRE, ME_OWNS, OPP_OWNS, CubeInfo
+from engine.cube.lookahead import cube_decision_at_ply
 from engine.errors import TdgammonError
 from engine.evaluator import Evaluator
 from engine.formats.fibs import FibsBoard, parse_fibs_board

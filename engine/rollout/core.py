@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from engine import bearoff
-from engine.cube.equity import OPP_OWNS, ME_OWNS, CENTRE, CubeInfo, cube_decision, cube_decision_at_ply
+from engine.cube.equity import OPP_OWNS, ME_OWNS, CENTRE, CubeInfo, cube_decision, cube_efficiencies
+from engine.cube.lookahead import cube_decision_at_ply
 from engine.cube.equity import cube_efficiency
 from engine.errors import TdgammonError
 from engine.evaluator import Evaluator, equity, flip, result_probs
@@ -214,7 +215,7 @@ def run_trials(board: np.ndarray, evaluator: Evaluator, settings: RolloutSetting
 
         if s.truncate and t >= s.truncate:
             probs = position_values(boards[k], evaluator, s.ply)
-            finish(k, probs, cube_value[k] * cf.money_cubeful(probs, owner_mover, cf.efficiency(boards[k])))
+            finish(k, probs, cube_value[k] * cf.money_cubeful(probs, owner_mover, cube_efficiencies(boards[k])))
             break
 
         held = s.hold_first and t == 0
@@ -323,7 +324,7 @@ def _cubeful_after(after: np.ndarray, probs: np.ndarray, value: np.ndarray, owne
     is over, else minus the opponent's Janowski no-double value."""
     points = game_results(after)
     opp = np.ascontiguousarray(after[:, ::-1])
-    out = -value * cf.money_cubeful(flip(probs), -owner_mover, cf.efficiency(opp))
+    out = -value * cf.money_cubeful(flip(probs), -owner_mover, cube_efficiencies(opp))
     return np.where(points != 0, value * points, out)
 
 

@@ -1,8 +1,9 @@
-"""Janowski money cubeful equity over arrays (engine.cube.equity.money_cubeful, vectorised).
+"""Rollouts' cubeful values over arrays: their cube-owner codes onto engine.cube.equity's
+array formulas, and the exact values of small bear-offs.
 
 Rollouts value thousands of afterstates a turn cubefully (for the cubeful variance
-reduction and at truncation); calling the scalar function per row would cost more than the
-network. Money play, Jacoby off; tests check it equals engine.cube.equity row by row.
+reduction and at truncation). Money play, Jacoby off. An owner is a code from the side
+valued, so negating it gives the other side's view.
 """
 
 from __future__ import annotations
@@ -10,50 +11,20 @@ from __future__ import annotations
 import numpy as np
 
 from engine import bearoff
-from engine.cube.equity import (CONTACT_EFFICIENCY, RACE_BASE, RACE_MAX, RACE_MIN, RACE_PER_PIP)
-from engine.evaluator import equity
-from engine.position import race_flags
+from engine.cube import equity as cube_equity
 
-_EPS = 1e-7
 CENTRE, ME_OWNS, OPP_OWNS = 0, 1, -1
 """Cube owner codes from the side whose value is computed (negate for the other side)."""
-CODE_OWNER = {CENTRE: "centre", ME_OWNS: "me", OPP_OWNS: "opponent"}
+CODE_OWNER = {CENTRE: cube_equity.CENTRE, ME_OWNS: cube_equity.ME_OWNS, OPP_OWNS: cube_equity.OPP_OWNS}
 """The codes as engine.cube.equity's owner names."""
 
-_PIPS = np.arange(1, 26)
-
-
-def efficiency(boards: np.ndarray) -> np.ndarray:
-    """engine.cube.equity.cube_efficiency of each (n, 2, 25) board, row 0 = the side valued."""
-    boards = np.asarray(boards)
-    pips = boards[:, 0].astype(np.int64) @ _PIPS
-    race_x = np.clip(RACE_BASE + RACE_PER_PIP * pips, RACE_MIN, RACE_MAX)
-    return np.where(race_flags(boards), race_x, CONTACT_EFFICIENCY)
+_OWNER_NAMES = np.array([CODE_OWNER[OPP_OWNS], CODE_OWNER[CENTRE], CODE_OWNER[ME_OWNS]])   # by code + 1
 
 
 def money_cubeful(probs: np.ndarray, owner: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Cubeful equity per unit cube of each row: (1 - x) dead + x Janowski live.
-
-    probs (n, 5) from the side valued; owner (n,) CENTRE / ME_OWNS / OPP_OWNS; x (n,).
-    """
-    p = np.asarray(probs, dtype=np.float64).reshape(-1, 5)
-    owner = np.broadcast_to(np.asarray(owner), (len(p),))
-    dead = equity(p)
-    pw = p[:, 0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(pw > _EPS, 1.0 + (p[:, 1] + p[:, 2]) / np.maximum(pw, _EPS), 1.0)
-        lose = 1.0 - pw
-        l_ = np.where(lose > _EPS, 1.0 + (p[:, 3] + p[:, 4]) / np.maximum(lose, _EPS), 1.0)
-        tp = (l_ - 0.5) / (w + l_ + 0.5)
-        cp = (l_ + 1.0) / (w + l_ + 0.5)
-        low_tp = -l_ + (l_ - 1.0) * pw / tp
-        high_cp = 1.0 + (w - 1.0) * (pw - cp) / (1.0 - cp)
-        centre = np.where(pw < tp, low_tp, np.where(pw < cp, -1.0 + 2.0 * (pw - tp) / (cp - tp), high_cp))
-        mine = np.where(pw < cp, -l_ + (1.0 + l_) * pw / cp, high_cp)
-        theirs = np.where(pw < tp, low_tp, -1.0 + (w + 1.0) * (pw - tp) / (1.0 - tp))
-    live = np.where(owner == CENTRE, centre, np.where(owner == ME_OWNS, mine, theirs))
-    out = (1.0 - x) * dead + x * live
-    return np.where((pw <= _EPS) | (pw >= 1.0 - _EPS), dead, out)
+    """Cubeful equity per unit cube of each row (engine.cube.equity.money_cubeful_many):
+    probs (n, 5) from the side valued; owner (n,) CENTRE / ME_OWNS / OPP_OWNS; x (n,)."""
+    return cube_equity.money_cubeful_many(probs, _OWNER_NAMES[np.asarray(owner) + 1], x)
 
 
 _TABLE_STATE = {CENTRE: bearoff.CENTRED, ME_OWNS: bearoff.ROLLER_OWNS, OPP_OWNS: bearoff.OPPONENT_OWNS}
@@ -65,7 +36,7 @@ def race_cubeful(boards: np.ndarray, probs: np.ndarray, owner: np.ndarray) -> np
     when the cube is the opponent's), else Janowski's money_cubeful."""
     boards = np.asarray(boards)
     owner = np.broadcast_to(np.asarray(owner), (len(boards),))
-    out = money_cubeful(probs, owner, efficiency(boards))
+    out = money_cubeful(probs, owner, cube_equity.cube_efficiencies(boards))
     table = None
     for j, board in enumerate(boards):
         mine, theirs = bearoff.small_index(board[0], bearoff.BINOM), bearoff.small_index(board[1], bearoff.BINOM)

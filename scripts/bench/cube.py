@@ -134,7 +134,7 @@ def position_type(case: Case) -> str:
 
 
 def score_player(cases: list[Case], evaluator, ply: int) -> list[Scored]:
-    from engine.cube.equity import cube_decision_at_ply
+    from engine.cube.lookahead import cube_decision_at_ply
 
     out = []
     for case in cases:

@@ -130,7 +130,8 @@ def cube_report(position: Position, evaluator: Evaluator, ply: int, cube: CubeIn
     """The JSON-ready `cube` object: no_double, double_take, double_pass (normalised to the
     current cube), action (gnubg's words), plus the decision's details and the Match ID.
     """
-    from engine.cube.equity import cube_decision_at_ply, cube_efficiency, small_bearoff_values
+    from engine.cube.equity import cube_efficiency, small_bearoff_values
+    from engine.cube.lookahead import cube_decision_at_ply
 
     board = position.board
     out = cube_decision_at_ply(board, evaluator, cube, ply).as_dict()
