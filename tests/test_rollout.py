@@ -522,7 +522,7 @@ def test_cli_batch_one_object_per_line():
 
 
 def test_cli_text_reads_like_gnubg():
-    out = cli(OPENING.id, "--evaluator", "pubeval", "--trials", "36", "--truncate", "2", "--quiet")
+    out = cli(OPENING.id, "--evaluator", "pubeval", "--trials", "36", "--truncate", "2", "--no-progress")
     assert out.returncode == 0, out.stderr
     assert "Win" in out.stdout and "std error" in out.stdout and "36 trials" in out.stdout
 

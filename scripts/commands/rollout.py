@@ -94,7 +94,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="Ray cluster to join (HOST:PORT or auto; default: a local one)")
     parser.add_argument("--save", metavar="FILE", help="write the trials done after every batch (atomically)")
     parser.add_argument("--resume", metavar="FILE", help="continue the rollout saved in FILE")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
+                        help="no progress bar (as the other long commands; --quiet is the older name)")
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--model", metavar="PATH", default=None, help="checkpoint (default models/default.pt)")
     who.add_argument("--evaluator", metavar="NAME", default=None,
@@ -316,7 +317,7 @@ def rollout_one(position: Position, dice, settings, backend, evaluator, args) ->
 
     if args.cube_decision and dice is not None:
         raise RolloutError("--cube-decision rolls out the position before its roll, without dice")
-    bar = _Bar(settings.trials, not args.quiet)
+    bar = _Bar(settings.trials, not args.no_progress)
     try:
         if args.cube_decision:
             return cube_record(position, rollout_cube_decision(
