@@ -14,14 +14,14 @@ import numpy as np
 
 from engine.cube.equity import (CENTRE, CubeDecision, CubeInfo, best_cube_value, best_cube_values, cash_value,
                                 cube_decision, cube_efficiencies, cube_efficiency, decide, small_bearoff_values)
-from engine.evaluator import WIN_GAMMON, Evaluator, equity, flip
-from engine.position import is_race
+from engine.evaluator import WIN_GAMMON, Evaluator, Parents, equity, flip
+from engine.movegen import generate
+from engine.position import game_results, is_race
+from engine.search import ROLL_WEIGHTS, ROLLS, evaluate_afterstates, evaluate_position, roll_average
 
 
 def _leaf_values(afterstates: np.ndarray, probs: np.ndarray, cube: CubeInfo) -> np.ndarray:
     """My value of each afterstate (opponent to roll with `cube`), after his best 1-ply cube action."""
-    from engine.position import game_results
-
     points = game_results(afterstates)
     opp_cube = cube.swapped()
     opp_boards = afterstates[:, ::-1]
@@ -51,10 +51,6 @@ def _mine(opp_value, cube: CubeInfo):
 def _roll_afterstates(board: np.ndarray, evaluator: Evaluator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """My 21 rolls' afterstates (the board itself where a roll has no play), their
     probabilities, and where each roll's afterstates start and end."""
-    from engine.evaluator import Parents
-    from engine.movegen import generate
-    from engine.search import ROLLS, evaluate_afterstates
-
     groups = []
     for d1, d2 in ROLLS:
         after, _ = generate(board, int(d1), int(d2))
@@ -69,8 +65,6 @@ def _roll_afterstates(board: np.ndarray, evaluator: Evaluator) -> tuple[np.ndarr
 
 def _roll_mean_of_best(leaves: np.ndarray, bounds: np.ndarray) -> float:
     """The mean over the 21 rolls of each roll's best leaf."""
-    from engine.search import ROLL_WEIGHTS
-
     best = np.array([leaves[bounds[r]:bounds[r + 1]].max() for r in range(len(bounds) - 1)])
     return float(best @ ROLL_WEIGHTS)
 
@@ -89,8 +83,6 @@ def cube_decision_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) 
     """2-ply cube decision: each cube state's value is the mean over my 21 rolls of my best
     play for that state, each leaf valued by the opponent's 1-ply cube decision.
     """
-    from engine.search import roll_average
-
     board = np.ascontiguousarray(board, dtype=np.int8)
     nd, dt = _nd_dt_2ply(board, evaluator, cube)
     cubeless_probs = roll_average(board[None], evaluator)[0]
@@ -106,9 +98,6 @@ def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) 
     """3-ply cube decision (gnubg's 2-ply): each cube state's value is the mean over my 21
     rolls of my best play for that state among the CUBE_3PLY_KEEP best by the 2-ply leaves,
     each valued by the opponent's best cube action at 2-ply."""
-    from engine.position import game_results
-    from engine.search import evaluate_position
-
     board = np.ascontiguousarray(board, dtype=np.int8)
     states = (cube, cube.doubled())
     afterstates, probs, bounds = _roll_afterstates(board, evaluator)
@@ -138,8 +127,6 @@ def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) 
 def cube_decision_at_ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo, ply: int) -> CubeDecision:
     """The cube decision at a ply: 1-ply Janowski, cube_decision_2ply or cube_decision_3ply;
     a small bear-off's exact values at any ply."""
-    from engine.search import evaluate_position
-
     if ply >= 2 and small_bearoff_values(board, cube) is None:
         return (cube_decision_3ply if ply >= 3 else cube_decision_2ply)(board, evaluator, cube)
     return cube_decision(evaluate_position(board, evaluator, 1), cube, cube_efficiency(board), board)
