@@ -69,12 +69,14 @@ def _roll_mean_of_best(leaves: np.ndarray, bounds: np.ndarray) -> float:
     return float(best @ ROLL_WEIGHTS)
 
 
-def _nd_dt_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> tuple[float, float]:
-    """No double and Double/take at 2-ply, in cubeful_value units (exact for small bear-offs)."""
+def _nd_dt_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo,
+                expansion: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[float, float]:
+    """No double and Double/take at 2-ply, in cubeful_value units (exact for small bear-offs);
+    expansion: the board's _roll_afterstates if already made (they serve every cube)."""
     exact = small_bearoff_values(board, cube)
     if exact is not None:
         return exact
-    afterstates, probs, bounds = _roll_afterstates(board, evaluator)
+    afterstates, probs, bounds = expansion if expansion is not None else _roll_afterstates(board, evaluator)
     return (_roll_mean_of_best(_leaf_values(afterstates, probs, cube), bounds),
             _roll_mean_of_best(_leaf_values(afterstates, probs, cube.doubled()), bounds))
 
@@ -110,13 +112,14 @@ def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) 
     finished = game_results(afterstates) != 0
     deep = [np.full(len(afterstates), -np.inf) for _ in states]
     for k in keep:
+        opp_board = np.ascontiguousarray(afterstates[k][::-1])
+        expansion = None if finished[k] else _roll_afterstates(opp_board, evaluator)   # one for both states
         for leaves, state, deep_leaves in zip(shallow, states, deep):
             if finished[k]:
                 deep_leaves[k] = leaves[k]    # the game's result, exact
                 continue
             opp_cube = state.swapped()
-            opp_board = np.ascontiguousarray(afterstates[k][::-1])
-            nd, dt = _nd_dt_2ply(opp_board, evaluator, opp_cube)
+            nd, dt = _nd_dt_2ply(opp_board, evaluator, opp_cube, expansion)
             opp = max(nd, min(dt, cash_value(opp_cube, 1))) if opp_cube.may_double() else nd
             deep_leaves[k] = _mine(opp, cube)
     nd, dt = (_roll_mean_of_best(deep_leaves, bounds) for deep_leaves in deep)
