@@ -515,7 +515,7 @@ def _publish_flat(shared, own, base):
 def publish(shared, own, base):
     """Add a worker's change since its last publish (own - base) to the shared weights,
     then set own and base to the result: the worker hands on its updates and takes the
-    other workers' back. With own equal to base it only takes them."""
+    other workers' back."""
     for s, o, b in ((shared.w1, own.w1, base.w1), (shared.w2, own.w2, base.w2)):
         _publish_flat(s.reshape(-1), o.reshape(-1), b.reshape(-1))
     for s, o, b in ((shared.b1, own.b1, base.b1), (shared.b2, own.b2, base.b2)):

@@ -88,9 +88,10 @@ class SelfPlay:
             kernels.train_games(shared, games, sched, self.rngs[worker], s.moves, s.td, s.end)
             return
         own, base = self.private[worker]
-        with self.lock:   # take the shared weights as they are now (someone may have set them)
-            kernels.publish(shared, base, base)
-            kernels.publish(shared, own, own)
+        with self.lock:   # start from the shared weights as they are now (someone may have set them)
+            for shared_array, own_array, base_array in zip(shared, own, base):
+                np.copyto(own_array, shared_array)
+                np.copyto(base_array, shared_array)
         for _ in range(games):
             kernels.train_games(own, 1, sched, self.rngs[worker], s.moves, s.td, s.end)
             with self.lock:

@@ -20,9 +20,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from engine import bearoff
-from engine.cube.equity import OPP_OWNS, ME_OWNS, CENTRE, CubeInfo, cube_decision, cube_efficiencies
+from engine.cube.equity import (OPP_OWNS, ME_OWNS, CENTRE, CubeInfo, cube_decision, cube_efficiencies,
+                                cube_efficiency)
 from engine.cube.lookahead import cube_decision_at_ply
-from engine.cube.equity import cube_efficiency
 from engine.errors import TdgammonError
 from engine.evaluator import Evaluator, equity, flip, result_probs
 from engine.luck import N_ROLLS, best_afterstates, roll_index
