@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from engine.errors import ConfigError
+from engine.position import Position
 from models.checkpoint import load_members
 from models.loader import load_network
 from scripts.cli import main
@@ -109,6 +110,21 @@ def test_shipped_recipes_load() -> None:
     assert len(shipped.members) == 3 and len(shipped.rounds) == 10 and shipped.rounds[5].widen == 512
     assert [m.stages[-1].games for m in shipped.members] == [1_200_000, 1_121_700, 2_400_000]
     load_recipe(ROOT / "configs" / "recipe-smoke.toml")
+
+
+def test_a_task_loads_a_model_without_leaving_a_file_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    from training import recipe_tasks
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(recipe_tasks, "_LOADED", {})
+    blob = recipe_tasks.ModelBlob.read(ROOT / "models" / "tesauro-198-80.pt")
+    evaluator = recipe_tasks._cached("eval", blob)
+    assert recipe_tasks._cached("net", blob).n_hidden == 80 and evaluator.evaluate(Position.start().board[None]).shape == (1, 5)
+    assert list(temp.iterdir()) == []
 
 
 @pytest.mark.slow

@@ -41,18 +41,11 @@ class ModelBlob:
 _LOADED: dict[tuple[str, str], Any] = {}
 
 
-def _local_copy(blob: ModelBlob) -> Path:
-    """The blob as a file of this process's machine (written once per digest)."""
-    path = Path(tempfile.gettempdir()) / f"tdgammon-recipe-{blob.sha256[:24]}.pt"
-    if not path.exists():
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(blob.data)
-        os.replace(tmp, path)
-    return path
-
-
 def _cached(kind: str, blob: ModelBlob):
-    """A net ("net") or an evaluator ("eval") of the blob, loaded once per process."""
+    """A net ("net") or an evaluator ("eval") of the blob, loaded once per process.
+
+    The bytes go through a file only while they load (the loaders read paths), in a
+    folder removed right after, so no model is left behind on any machine."""
     key = (kind, blob.sha256)
     if key not in _LOADED:
         import torch
@@ -61,8 +54,10 @@ def _cached(kind: str, blob: ModelBlob):
         from models.checkpoint import load_checkpoint
         from models.loader import load_network
 
-        path = _local_copy(blob)
-        _LOADED[key] = load_checkpoint(path).net if kind == "net" else load_network(path)
+        with tempfile.TemporaryDirectory(prefix="tdgammon-recipe-") as folder:
+            path = Path(folder) / f"{blob.sha256[:24]}.pt"
+            path.write_bytes(blob.data)
+            _LOADED[key] = load_checkpoint(path).net if kind == "net" else load_network(path)
     return _LOADED[key]
 
 
