@@ -23,12 +23,12 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 
-KEPT_KERNEL_CACHES = 6  # of the caches unused for KEEP_UNUSED_SECONDS, this many newest stay
+KEPT_UNUSED = 6  # of the cache entries unused for KEEP_UNUSED_SECONDS, this many newest stay
 KEEP_UNUSED_SECONDS = 7 * 24 * 3600  # a cache used this recently is never pruned
 ENGINE_DIR = Path(__file__).resolve().parent
 
@@ -57,19 +57,31 @@ def kernel_cache_dir(dirs: tuple[Path, ...] = (ENGINE_DIR,)) -> Path:
 
 def prepare_cache_dir(directory: Path) -> bool:
     """Make `directory` and prune its siblings (each edit of the sources makes a new one of a
-    few MB): of those unused for KEEP_UNUSED_SECONDS, all but the KEPT_KERNEL_CACHES newest
-    go. Another checkout's caches in use stay. False if unwritable."""
+    few MB; prune_unused). Another checkout's caches in use stay. False if unwritable."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
         os.utime(directory)
-        used = {d: d.stat().st_mtime for d in directory.parent.glob("tdgammon-*")}
     except OSError:
         return False
-    horizon = time.time() - KEEP_UNUSED_SECONDS
-    idle = sorted((d for d, t in used.items() if t < horizon), key=used.get, reverse=True)
-    for stale in idle[KEPT_KERNEL_CACHES:]:
-        shutil.rmtree(stale, ignore_errors=True)
+    prune_unused(directory.parent.glob("tdgammon-*"))
     return True
+
+
+def prune_unused(entries: Iterable[Path], keep: int = KEPT_UNUSED) -> None:
+    """Remove the cache entries (files or folders, their mtime the last use) unused for
+    KEEP_UNUSED_SECONDS, all but the `keep` newest of those: a cache that only grows would
+    fill the disk of anyone who trains or edits for long."""
+    try:
+        used = {entry: entry.stat().st_mtime for entry in entries}
+    except OSError:
+        return
+    horizon = time.time() - KEEP_UNUSED_SECONDS
+    idle = sorted((e for e, t in used.items() if t < horizon), key=used.get, reverse=True)
+    for stale in idle[keep:]:
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
 
 
 _interpreted = False

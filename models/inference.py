@@ -26,6 +26,7 @@ it came from, so a command can load it without importing torch.
 from __future__ import annotations
 
 import hashlib
+import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import bearoff
-from engine.cache import FAST_MATH, cache_root, kernel, kernels_compiled
+from engine.cache import FAST_MATH, cache_root, kernel, kernels_compiled, prune_unused
 from engine.encoder import N_FEATURE_INPUTS, N_INPUTS, _fill, encode, point_unit
 from engine.evaluator import N_OUTPUTS, Parents, rule_out_gammons, sanity_clamp
 from engine.features import write_features
@@ -41,6 +42,7 @@ from engine.layers import add_rows, sigmoid_into, sum_rows
 from engine.netfile import save_weights, weights_digest
 
 INFERENCE_VERSION = 1  # bump when the .npz layout changes
+KEPT_NETS = 32  # of the cached copies unused for a week, this many newest stay
 
 @kernel(fastmath=FAST_MATH, nogil=True, error_model="numpy", inline="always")
 def _outputs(acc, w2t, b2, hidden, mantissa, exponent, out):
@@ -288,6 +290,10 @@ def load_inference_net(checkpoint: Path) -> InferenceNet:
     cached = inference_cache_path(checkpoint)
     net = InferenceNet.load(cached)
     if net is not None:
+        try:
+            os.utime(cached)  # its last use, by which prune_unused keeps it
+        except OSError:
+            pass
         return net
     from models.checkpoint import load_play_net  # torch: only the first time a file is played
 
@@ -296,4 +302,6 @@ def load_inference_net(checkpoint: Path) -> InferenceNet:
         net.save(cached)
     except OSError:
         pass  # a read-only cache only costs torch next time
+    # Training plays every checkpoint it saves: copies of old ones go after a while.
+    prune_unused(cached.parent.iterdir(), keep=KEPT_NETS)
     return net

@@ -63,7 +63,7 @@ def test_numba_cache_dir_from_the_environment_is_still_keyed(tmp_path: Path, mon
 
 
 def test_only_the_most_recent_idle_versions_are_kept(tmp_path: Path) -> None:
-    old = [tmp_path / f"tdgammon-old{i}" for i in range(cache.KEPT_KERNEL_CACHES + 2)]
+    old = [tmp_path / f"tdgammon-old{i}" for i in range(cache.KEPT_UNUSED + 2)]
     for age, directory in enumerate(old):
         directory.mkdir()
         os.utime(directory, (1e9 - age, 1e9 - age))
@@ -71,12 +71,12 @@ def test_only_the_most_recent_idle_versions_are_kept(tmp_path: Path) -> None:
     fresh = tmp_path / "tdgammon-fresh"
     assert cache.prepare_cache_dir(fresh)
     kept = sorted(p.name for p in tmp_path.iterdir())
-    assert kept == sorted([fresh.name, "someone-else"] + [d.name for d in old[:cache.KEPT_KERNEL_CACHES]])
+    assert kept == sorted([fresh.name, "someone-else"] + [d.name for d in old[:cache.KEPT_UNUSED]])
 
 
 def test_caches_in_use_by_other_checkouts_are_kept(tmp_path: Path) -> None:
     # Several checkouts (one cache per package each) share the root: none prunes another's.
-    recent = [tmp_path / f"tdgammon-busy{i}" for i in range(3 * cache.KEPT_KERNEL_CACHES)]
+    recent = [tmp_path / f"tdgammon-busy{i}" for i in range(3 * cache.KEPT_UNUSED)]
     for directory in recent:
         directory.mkdir()
     assert cache.prepare_cache_dir(tmp_path / "tdgammon-mine")

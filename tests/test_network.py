@@ -148,6 +148,28 @@ def test_the_torch_free_copy_is_cached_verified_and_refused_when_damaged(tmp_pat
     np.testing.assert_array_equal(load_inference_net(path).w1, first.w1)  # refused, rebuilt from the checkpoint
 
 
+def test_copies_unused_for_a_week_are_pruned_and_a_used_one_is_kept(tmp_path, monkeypatch):
+    import os
+
+    from models.inference import KEPT_NETS, inference_cache_path, load_inference_net
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = tmp_path / "net.pt"
+    save_checkpoint(path, Checkpoint(net=_net(2), config={"hidden": 16}, games_trained=0))
+    load_inference_net(path)
+    used = inference_cache_path(path)
+    os.utime(used, (1e9, 1e9))
+    load_inference_net(path)  # a use: its mtime is now
+    old = [used.with_name(f"old{i}.npz") for i in range(KEPT_NETS + 3)]
+    for age, stale in enumerate(old):
+        stale.write_bytes(b"")
+        os.utime(stale, (1e9 - age, 1e9 - age))
+    save_checkpoint(path, Checkpoint(net=_net(3), config={"hidden": 16}, games_trained=0))
+    load_inference_net(path)  # a new copy: the oldest idle ones go
+    kept = {p.name for p in used.parent.iterdir()}
+    assert kept == {used.name, inference_cache_path(path).name} | {p.name for p in old[:KEPT_NETS]}
+
+
 def test_sanity_clamp_applied():
     net = _net()
     with torch.no_grad():
