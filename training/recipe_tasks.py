@@ -10,7 +10,6 @@ whose worker dies is simply run again. `map` yields results in the order of the 
 from __future__ import annotations
 
 import hashlib
-import os
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,9 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import TdgammonError
-
-MAX_RETRIES = 5   # a Ray task whose worker dies is run again this many times at most
+from training.ray_cluster import MAX_RETRIES, cancel_unfinished, import_ray, join, note_pid
 
 
 @dataclass(frozen=True)
@@ -119,9 +116,7 @@ def pit_task(a: ModelBlob | str, b: ModelBlob | str, seed: int, lo: int, hi: int
 # -- the executors ----------------------------------------------------------------------------
 def _run_logged(fn: Callable, args: tuple, pid_file: str | None):
     """The task body on a worker; with pid_file, first note which process holds it (tests kill it)."""
-    if pid_file:
-        with open(pid_file, "a") as fh:
-            fh.write(f"{os.getpid()}\n")
+    note_pid(pid_file)
     return fn(*args)
 
 
@@ -172,29 +167,13 @@ class RayExecutor:
 
     def __init__(self, address: str | None = None, workers: int | None = None,
                  pid_file: str | None = None) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise TdgammonError("--backend ray needs Ray: pip install -e '.[distributed]'") from None
-        from training.rollout_ray import check_address
-
-        check_address(address)
-        self.ray, self.pid_file, self.started = ray, pid_file, False
-        if not ray.is_initialized():
-            try:
-                if address in (None, "local"):
-                    ray.init(address="local", num_cpus=workers or None, include_dashboard=False, log_to_driver=False)
-                else:
-                    ray.init(address=address, include_dashboard=False, log_to_driver=False)
-            except (ConnectionError, RuntimeError, ValueError) as err:
-                raise TdgammonError(f"cannot start or join Ray at {address or 'local'}: {err}") from None
-            self.started = True
+        ray = import_ray()
+        self.started = join(ray, address, workers)
+        self.ray, self.pid_file = ray, pid_file
         self.workers = int(ray.cluster_resources().get("CPU", 1))
         self.task = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(_run_logged)
 
     def map(self, fn: Callable, jobs: list[tuple]) -> Iterator[Any]:
-        from training.rollout_ray import cancel_unfinished
-
         refs = [self.task.remote(fn, args, self.pid_file) for args in jobs]
         done = 0
         try:
