@@ -34,7 +34,9 @@ def test_bench_eval_vs_gnubg_ends_on_the_ratio(capsys):
     assert main(["bench", "eval", "--repeat", "1", "--vs-gnubg"]) in (0, None)
     lines = capsys.readouterr().out.strip().splitlines()
     assert re.fullmatch(r"eval: [0-9]+ positions/s", lines[-3])
-    assert re.fullmatch(r"eval vs gnubg: [0-9.]+ \(ours [0-9]+ / gnubg [0-9]+ positions/s\)", lines[-1])
+    assert re.fullmatch(r"eval vs gnubg: [0-9.]+ \(ours [0-9]+ / gnubg [0-9]+ positions/s\); "
+                        r"from the position played from [0-9.]+", lines[-1])
+    assert re.fullmatch(r"eval from the position played from \(as searches call it\): [0-9]+ positions/s", lines[-4])
 
 
 def test_bench_eval_without_gnubg_says_so(capsys, monkeypatch):
