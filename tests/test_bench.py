@@ -28,6 +28,18 @@ def test_bench_search_refuses_a_screen_of_no_plays(capsys):
     assert "--keep must be at least 1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("args", [
+    ["eval", "--repeat", "-1"], ["eval", "--chunk", "0"], ["movegen", "--repeat", "0"],
+    ["search", "--positions", "-3"], ["teacher", "--positions", "0"], ["selfplay", "--games", "0"],
+    ["selfplay", "--workers", "0"], ["actors", "--games", "0"], ["rollout", "--trials", "0"],
+    ["cold", "--runs", "0"], ["cube", "--limit", "-1"], ["cube", "--ply", "0"], ["cube", "--worst", "x"],
+])
+def test_bench_refuses_a_bad_count_in_one_line(args, capsys):
+    assert main(["bench", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and args[1] in err[0]
+
+
 @pytest.mark.gnubg
 @pytest.mark.slow
 def test_bench_eval_vs_gnubg_ends_on_the_ratio(capsys):

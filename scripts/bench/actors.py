@@ -14,15 +14,17 @@ from __future__ import annotations
 import argparse
 import time
 
+from scripts.commands.options import at_least
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=int, default=3000, help="games to time (default 3000)")
+    parser.add_argument("--games", type=at_least(1), default=3000, help="games to time (default 3000)")
     parser.add_argument("--backend", choices=("local", "ray", "hogwild"), default="local",
                         help="local actor processes (default), Ray actors, or Hogwild threads")
-    parser.add_argument("--actors", type=int, default=2, help="actors, or threads for hogwild (default 2)")
+    parser.add_argument("--actors", type=at_least(1), default=2, help="actors, or threads for hogwild (default 2)")
     parser.add_argument("--ray-address", default=None, help="Ray cluster (default: a local one)")
-    parser.add_argument("--hidden", type=int, default=80, help="hidden units of a fresh net (default 80)")
-    parser.add_argument("--chunk-games", type=int, default=50, help="games per actor job (default 50)")
+    parser.add_argument("--hidden", type=at_least(1), default=80, help="hidden units of a fresh net (default 80)")
+    parser.add_argument("--chunk-games", type=at_least(1), default=50, help="games per actor job (default 50)")
 
 
 def _hogwild(args: argparse.Namespace) -> None:

@@ -18,13 +18,14 @@ import time
 from pathlib import Path
 
 from scripts.bench.common import gnubg_binary
+from scripts.commands.options import at_least
 
 ROOT = Path(__file__).resolve().parents[2]
 POSITION, DICE = "4HPwATDgc/ABMA", "31"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runs", type=int, default=5, help="timed runs of each command (default 5)")
+    parser.add_argument("--runs", type=at_least(1), default=5, help="timed runs of each command (default 5)")
 
 
 def time_process(argv: list[str], stdin: str | None = None) -> tuple[float, float]:
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> None:
         commands["gnubg hint"] = ([gnubg, "-t", "-q"], script)
     else:
         print("gnubg is not installed: ours only")
-    runs = max(1, args.runs)
+    runs = args.runs
     median: dict[str, tuple[float, float]] = {}
     for name, (argv, stdin) in commands.items():
         time_process(argv, stdin)  # caches warm

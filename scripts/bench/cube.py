@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.errors import TdgammonError
+from scripts.commands.options import at_least
 
 if TYPE_CHECKING:  # the engine's cube and position modules load numba: imported where they run
     from engine.cube.equity import CubeInfo
@@ -222,21 +223,17 @@ def format_worst(rows: list[dict]) -> list[str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="M", default=None,
                         help="checkpoint, pubeval or random (default: models/default.pt)")
-    parser.add_argument("--ply", type=int, default=2, help="our ply for the cube decision (1, 2 or 3; default 2)")
+    parser.add_argument("--ply", type=int, choices=(1, 2, 3), default=2,
+                        help="our ply for the cube decision (1, 2 or 3; default 2)")
     parser.add_argument("--set", default="money", help="money (default), 3, 5, 7 or match (all match scores)")
     parser.add_argument("--data", default=str(BENCHMARK), help="the benchmark file")
-    parser.add_argument("--limit", type=int, default=0, help="score only the first N decisions (0 = all)")
-    parser.add_argument("--worst", type=int, default=0, metavar="N",
+    parser.add_argument("--limit", type=at_least(0), default=0, help="score only the first N decisions (0 = all)")
+    parser.add_argument("--worst", type=at_least(0), default=0, metavar="N",
                         help="also list the N decisions that lose the most (position, cube, actions, error)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace) -> None:
-    from engine.search import check_ply
-
-    check_ply(args.ply)
-    if args.limit < 0 or args.worst < 0:
-        raise TdgammonError(f"--limit and --worst must be >= 0, got {args.limit} and {args.worst}")
     cases = load_cases(Path(args.data), args.set)
     if args.limit:
         cases = cases[:args.limit]

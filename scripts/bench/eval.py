@@ -19,13 +19,14 @@ import time
 import numpy as np
 
 from scripts.bench.common import add_model_argument, bench_evaluator, gnubg_binary, gnubg_calibrate, oracle_records
+from scripts.commands.options import at_least
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser)
-    parser.add_argument("--hidden", type=int, default=80, help="hidden units of the random net (default 80)")
-    parser.add_argument("--chunk", type=int, default=4096, help="positions per evaluator call (default 4096)")
-    parser.add_argument("--repeat", type=int, default=10, help="passes over the oracle afterstates (default 10)")
+    parser.add_argument("--hidden", type=at_least(1), default=80, help="hidden units of the random net (default 80)")
+    parser.add_argument("--chunk", type=at_least(1), default=4096, help="positions per evaluator call (default 4096)")
+    parser.add_argument("--repeat", type=at_least(1), default=10, help="passes over the oracle afterstates (default 10)")
     parser.add_argument("--vs-gnubg", action="store_true",
                         help="then time gnubg's calibrate on one thread and print the ratio")
 
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> None:
     evaluator, label = bench_evaluator(args.model, args.hidden)
     boards = oracle_afterstates()
     positions, index = oracle_parents()
-    chunk = max(1, args.chunk)
+    chunk = args.chunk
     elapsed = _timed(evaluator, boards, chunk, args.repeat)
     total = len(boards) * args.repeat
     from_parents = total / _timed(evaluator, boards, chunk, args.repeat, (positions, index[:len(boards)]))

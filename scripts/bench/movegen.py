@@ -11,10 +11,11 @@ import time
 import numpy as np
 
 from scripts.bench.common import oracle_records
+from scripts.commands.options import at_least
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--repeat", type=int, default=20, help="passes over the oracle (default 20)")
+    parser.add_argument("--repeat", type=at_least(1), default=20, help="passes over the oracle (default 20)")
 
 
 def run(args: argparse.Namespace) -> None:

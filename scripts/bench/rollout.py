@@ -11,16 +11,18 @@ from __future__ import annotations
 import argparse
 import time
 
+from scripts.commands.options import at_least
+
 START_ID = "4HPwATDgc/ABMA"  # the opening position (engine.position.Position.start().id)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="PATH", default=None,
                         help="checkpoint or evaluator spec (default models/default.pt)")
-    parser.add_argument("--trials", type=int, default=1296, help="trials (default 1296)")
+    parser.add_argument("--trials", type=at_least(1), default=1296, help="trials (default 1296)")
     parser.add_argument("--vs-gnubg", action="store_true", help="also time gnubg's 0-ply rollout, one thread")
-    parser.add_argument("--workers", type=int, default=0, help="also time N local worker processes")
-    parser.add_argument("--ray", type=int, default=0, help="also time a local Ray cluster of N CPUs")
+    parser.add_argument("--workers", type=at_least(0), default=0, help="also time N local worker processes")
+    parser.add_argument("--ray", type=at_least(0), default=0, help="also time a local Ray cluster of N CPUs")
     parser.add_argument("--position", default=START_ID, help="Position ID (default the opening)")
 
 

@@ -21,13 +21,14 @@ from engine.errors import TdgammonError
 from models.paths import DEFAULT_MODEL
 from scripts.bench.common import add_model_argument, bench_evaluator, oracle_records
 from scripts.cli import MAX_PLY
+from scripts.commands.options import at_least
 
 WARM_UP = 10  # decisions run, untimed, before the timed ones
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser)
-    parser.add_argument("--positions", type=int, default=1000,
+    parser.add_argument("--positions", type=at_least(0), default=1000,
                         help="oracle (position, roll) pairs to sample, 0 = all (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--ply", type=int, choices=range(2, MAX_PLY + 1), default=2,

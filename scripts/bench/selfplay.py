@@ -10,12 +10,13 @@ import argparse
 import time
 
 from models.paths import DEFAULT_MODEL
+from scripts.commands.options import at_least
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=int, default=10_000, help="games to time (default 10000)")
-    parser.add_argument("--workers", type=int, default=2, help="Hogwild threads (default 2)")
-    parser.add_argument("--hidden", type=int, default=80, help="hidden units of a fresh net (default 80)")
+    parser.add_argument("--games", type=at_least(1), default=10_000, help="games to time (default 10000)")
+    parser.add_argument("--workers", type=at_least(1), default=2, help="Hogwild threads (default 2)")
+    parser.add_argument("--hidden", type=at_least(1), default=80, help="hidden units of a fresh net (default 80)")
     parser.add_argument("--features", action="store_true",
                         help="a fresh net that also reads engine.features' inputs (implies --fresh)")
     parser.add_argument("--bearoff-target", action="store_true",

@@ -14,11 +14,12 @@ import time
 import numpy as np
 
 from scripts.bench.common import add_model_argument, bench_evaluator, oracle_records
+from scripts.commands.options import at_least
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser)
-    parser.add_argument("--positions", type=int, default=1024, help="positions to value (default 1024)")
+    parser.add_argument("--positions", type=at_least(1), default=1024, help="positions to value (default 1024)")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> None:
 
     evaluator, label = bench_evaluator(args.model)
     ids = sorted({r["position"] for r in oracle_records()})
-    boards = np.stack([decode_position_id(p) for p in ids[:max(1, args.positions)]])
+    boards = np.stack([decode_position_id(p) for p in ids[:args.positions]])
     roll_average(boards[:8], evaluator)  # JIT and allocator warm-up
     start = time.perf_counter()
     for i in range(0, len(boards), TARGET_BATCH):

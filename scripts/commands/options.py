@@ -17,6 +17,20 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least `low` (a count of games, passes, trials),
+    so a bad count is argparse's one-line refusal, not a silent zero or a crash later."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+    return parse
+
+
 def add_evaluator_arguments(parser: argparse.ArgumentParser) -> None:
     """--ply, --model / --evaluator, --json, --batch."""
     parser.add_argument("--ply", type=int, choices=range(1, MAX_PLY + 1), default=1, help=f"search depth (default 1): {PLY_HELP}")

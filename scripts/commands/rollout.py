@@ -19,7 +19,7 @@ import numpy as np
 from engine.errors import TdgammonError
 from scripts.cli import EVALUATOR_NAMES
 from scripts.commands.files import check_writable
-from scripts.commands.options import read_batch
+from scripts.commands.options import at_least, read_batch
 
 if TYPE_CHECKING:  # the engine's rollout modules load numba: imported where they run
     from engine.evaluator import Evaluator
@@ -48,14 +48,6 @@ class EvaluatorLoader:
         return load_evaluator(self.spec)
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    return value
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "rollout", help="roll a position (or the plays of a roll) out with the engine: mean and standard errors",
@@ -65,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID or XGID=... (omit with --batch)")
     parser.add_argument("--dice", metavar="ROLL", help="roll out the best plays of this roll (e.g. 31)")
     parser.add_argument("--top", type=int, default=3, help="with --dice: plays to roll out (default 3)")
-    parser.add_argument("--trials", type=positive_int, default=1296, help="games to play (default 1296)")
+    parser.add_argument("--trials", type=at_least(1), default=1296, help="games to play (default 1296)")
     parser.add_argument("--ply", type=int, choices=(1, 2), default=1,
                         help="checker play and luck measured at this ply (default 1; 2 is ~20x slower)")
     parser.add_argument("--truncate", type=int, default=0, metavar="N",
@@ -109,8 +101,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def settings_from_args(args: argparse.Namespace) -> RolloutSettings:
     from engine.rollout.core import RolloutError, RolloutSettings
 
-    if args.trials < 1:
-        raise RolloutError(f"--trials must be at least 1, got {args.trials}")
     if args.truncate < 0:
         raise RolloutError(f"--truncate must be 0 or more plies, got {args.truncate}")
     if args.workers < 1:
