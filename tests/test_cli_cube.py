@@ -86,10 +86,12 @@ def test_ply_3_cube_is_the_3ply_decision(capsys, monkeypatch):
 
     position = "bF3E4ADNbQYHAA"   # a take at 3-ply, a pass at 2-ply (docs/cube.md)
     code, out, _ = run(capsys, monkeypatch, ["eval", position, "--json", "--ply", "3", "--cube", "1"])
-    cube = json.loads(out)["cube"]
+    record = json.loads(out)
+    cube = record["cube"]
     board, evaluator = Position.from_id(position).board, load_network()
-    want = cube_decision_3ply(board, evaluator, CubeInfo())
+    want = cube_decision_3ply(board, evaluator, CubeInfo())   # its own cubeless 3-ply; eval hands it its own
     assert code == 0 and cube["ply"] == 3 and cube["action"] == want.action
+    assert cube["cubeless_equity"] == record["equity"] == pytest.approx(want.cubeless_equity, abs=1e-6)
     assert (cube["no_double"], cube["double_take"]) == pytest.approx((want.no_double, want.double_take), abs=1e-6)
     two = cube_decision_2ply(board, evaluator, CubeInfo())
     assert abs(two.no_double - want.no_double) > 1e-3   # a ply deeper, another value

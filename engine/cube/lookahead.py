@@ -81,13 +81,15 @@ def _nd_dt_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo,
             _roll_mean_of_best(_leaf_values(afterstates, probs, cube.doubled()), bounds))
 
 
-def cube_decision_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> CubeDecision:
+def cube_decision_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo,
+                       cubeless: np.ndarray | None = None) -> CubeDecision:
     """2-ply cube decision: each cube state's value is the mean over my 21 rolls of my best
-    play for that state, each leaf valued by the opponent's 1-ply cube decision.
+    play for that state, each leaf valued by the opponent's 1-ply cube decision. cubeless:
+    the board's 2-ply cubeless probabilities when the caller has them (else computed).
     """
     board = np.ascontiguousarray(board, dtype=np.int8)
     nd, dt = _nd_dt_2ply(board, evaluator, cube)
-    cubeless_probs = roll_average(board[None], evaluator)[0]
+    cubeless_probs = roll_average(board[None], evaluator)[0] if cubeless is None else cubeless
     return decide(cube, nd, dt, float(equity(cubeless_probs)), bool(cubeless_probs[WIN_GAMMON] > 0.0))
 
 
@@ -96,10 +98,12 @@ def cube_decision_2ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) 
 CUBE_3PLY_KEEP = 2
 
 
-def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) -> CubeDecision:
+def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo,
+                       cubeless: np.ndarray | None = None) -> CubeDecision:
     """3-ply cube decision (gnubg's 2-ply): each cube state's value is the mean over my 21
     rolls of my best play for that state among the CUBE_3PLY_KEEP best by the 2-ply leaves,
-    each valued by the opponent's best cube action at 2-ply."""
+    each valued by the opponent's best cube action at 2-ply. cubeless: the board's 3-ply
+    cubeless probabilities when the caller has them (else computed: a fifth of the cost)."""
     board = np.ascontiguousarray(board, dtype=np.int8)
     states = (cube, cube.doubled())
     afterstates, probs, bounds = _roll_afterstates(board, evaluator)
@@ -123,13 +127,17 @@ def cube_decision_3ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo) 
             opp = max(nd, min(dt, cash_value(opp_cube, 1))) if opp_cube.may_double() else nd
             deep_leaves[k] = _mine(opp, cube)
     nd, dt = (_roll_mean_of_best(deep_leaves, bounds) for deep_leaves in deep)
-    cubeless_probs = evaluate_position(board, evaluator, 3)
+    cubeless_probs = evaluate_position(board, evaluator, 3) if cubeless is None else cubeless
     return decide(cube, nd, dt, float(equity(cubeless_probs)), bool(cubeless_probs[WIN_GAMMON] > 0.0))
 
 
-def cube_decision_at_ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo, ply: int) -> CubeDecision:
+def cube_decision_at_ply(board: np.ndarray, evaluator: Evaluator, cube: CubeInfo, ply: int,
+                         cubeless: np.ndarray | None = None) -> CubeDecision:
     """The cube decision at a ply: 1-ply Janowski, cube_decision_2ply or cube_decision_3ply;
-    a small bear-off's exact values at any ply."""
+    a small bear-off's exact values at any ply. cubeless: the board's cubeless probabilities
+    at this ply (engine.search.evaluate_position) when the caller already has them."""
     if ply >= 2 and small_bearoff_values(board, cube) is None:
-        return (cube_decision_3ply if ply >= 3 else cube_decision_2ply)(board, evaluator, cube)
-    return cube_decision(evaluate_position(board, evaluator, 1), cube, cube_efficiency(board), board)
+        return (cube_decision_3ply if ply >= 3 else cube_decision_2ply)(board, evaluator, cube, cubeless)
+    if cubeless is None or ply != 1:
+        cubeless = evaluate_position(board, evaluator, 1)
+    return cube_decision(cubeless, cube, cube_efficiency(board), board)

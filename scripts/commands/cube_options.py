@@ -17,6 +17,8 @@ from engine.errors import CubeError
 from engine.formats.matchid import CENTRED, MatchState, decode_match_id, encode_match_id
 
 if TYPE_CHECKING:  # engine.cube.equity loads the search: imported where it is used
+    import numpy as np
+
     from engine.cube.equity import CubeInfo
     from engine.evaluator import Evaluator
     from engine.position import Position
@@ -126,15 +128,17 @@ def describe(cube: CubeInfo) -> str:
             f"({need_me}-away / {need_opp}-away, {kind}), cube {cube.value} {owner}")
 
 
-def cube_report(position: Position, evaluator: Evaluator, ply: int, cube: CubeInfo, me: int = ME_PLAYER) -> dict:
+def cube_report(position: Position, evaluator: Evaluator, ply: int, cube: CubeInfo, me: int = ME_PLAYER,
+                cubeless: np.ndarray | None = None) -> dict:
     """The JSON-ready `cube` object: no_double, double_take, double_pass (normalised to the
     current cube), action (gnubg's words), plus the decision's details and the Match ID.
+    cubeless: the position's probabilities at `ply`, when the caller has them already.
     """
     from engine.cube.equity import cube_efficiency, small_bearoff_values
     from engine.cube.lookahead import cube_decision_at_ply
 
     board = position.board
-    out = cube_decision_at_ply(board, evaluator, cube, ply).as_dict()
+    out = cube_decision_at_ply(board, evaluator, cube, ply, cubeless).as_dict()
     out["ply"] = ply
     out["settings"] = describe(cube)
     # None: the exact values of the small bear-off table, no efficiency involved.

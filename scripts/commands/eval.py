@@ -9,14 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-
 from typing import TYPE_CHECKING
 
 from engine.errors import TdgammonError
-from scripts.commands.cube_options import add_cube_arguments, cube_from_args, cube_options_given, cube_report, format_cube
+from scripts.commands.cube_options import (ME_PLAYER, add_cube_arguments, cube_from_args, cube_options_given,
+                                          cube_report, format_cube)
 from scripts.commands.options import add_evaluator_arguments, evaluator_from_args, one_position_at_1ply, read_batch
 
 if TYPE_CHECKING:
+    from engine.cube.equity import CubeInfo
     from engine.evaluator import Evaluator
     from engine.position import Position
 
@@ -44,14 +45,19 @@ def parse_line(line: str) -> Position:
     return position_from_text(fields[0])
 
 
-def evaluate_record(position: Position, evaluator: Evaluator, ply: int) -> dict:
-    """{"position", "probs", "equity"} for one position, JSON-ready."""
+def evaluate_record(position: Position, evaluator: Evaluator, ply: int, cube: CubeInfo | None = None,
+                    me: int = ME_PLAYER) -> dict:
+    """{"position", "probs", "equity"} for one position, JSON-ready; with a cube, also its
+    "cube" object (cube_report), from the same cubeless probabilities."""
     from engine.evaluator import equity
     from engine.search import evaluate_position
 
     probs = evaluate_position(position.board, evaluator, ply)
-    return {"position": position.id, "probs": [round(float(p), 6) for p in probs],
-            "equity": round(float(equity(probs)), 6)}
+    record = {"position": position.id, "probs": [round(float(p), 6) for p in probs],
+              "equity": round(float(equity(probs)), 6)}
+    if cube is not None:
+        record["cube"] = cube_report(position, evaluator, ply, cube, me, probs)
+    return record
 
 
 def format_text(record: dict, evaluator: Evaluator, ply: int) -> str:
@@ -72,9 +78,7 @@ def run(args: argparse.Namespace) -> int:
         evaluator = evaluator_from_args(args)
         positions = read_batch(sys.stdin, parse_line)
         for position in positions:
-            record = evaluate_record(position, evaluator, args.ply)
-            record["cube"] = cube_report(position, evaluator, args.ply, cube, me)
-            print(json.dumps(record))
+            print(json.dumps(evaluate_record(position, evaluator, args.ply, cube, me)))
         return 0
     if args.position is None:
         raise TdgammonError("a POSITION_ID is required (or --batch to read them from stdin)")
@@ -83,10 +87,9 @@ def run(args: argparse.Namespace) -> int:
 
     position = position_from_text(args.position)
     evaluator = evaluator_from_args(args)
-    record = evaluate_record(position, evaluator, args.ply)
-    report = cube_report(position, evaluator, args.ply, cube, me)
+    record = evaluate_record(position, evaluator, args.ply, cube, me)
     if args.json:  # the cube object when asked about the cube (--batch always has it)
-        print(json.dumps({**record, "cube": report} if cube_options_given(args) else record))
+        print(json.dumps(record if cube_options_given(args) else {k: v for k, v in record.items() if k != "cube"}))
     else:
-        print(format_text(record, evaluator, args.ply) + "\n" + format_cube(report))
+        print(format_text(record, evaluator, args.ply) + "\n" + format_cube(record["cube"]))
     return 0

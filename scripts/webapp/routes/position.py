@@ -119,7 +119,7 @@ def position_report(evaluator: Evaluator, position: Position, settings: dict) ->
            "pips": dict(zip(("white", "black"), position.pips())),
            "evaluation": {"ply": ply, "probabilities": {n: float(p) for n, p in zip(PROBABILITY_NAMES, probs)},
                           "equity": float(equity(probs))},
-           "cube": cube_report(position, evaluator, ply, cube), "plays": None}
+           "cube": cube_report(position, evaluator, ply, cube, cubeless=probs), "plays": None}
     if settings["dice"]:
         out["plays"] = rank(evaluator, position, *settings["dice"], ply)
     return out
