@@ -19,7 +19,6 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
-import socket
 import time
 import traceback
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ import numpy as np
 from engine.errors import ConfigError
 from engine.evaluator import N_OUTPUTS
 from training.kernels import Scratch
+from training.ray_cluster import import_ray, join
 from training.trajectory import TrajectoryBatch, record_games
 
 WeightArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -203,29 +203,6 @@ class LocalBackend:
 
 
 # -------------------------------------------------------------------------------- ray
-def import_ray() -> Any:
-    """Ray, or a one-line ConfigError saying how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise ConfigError("--backend ray needs Ray, which is not installed: "
-                          "pip install -e '.[distributed]'") from None
-    return ray
-
-
-def _check_reachable(address: str | None) -> None:
-    """Refuse a HOST:PORT nobody listens on at once (ray.init would retry for minutes)."""
-    if address is None or address == "auto" or "://" in address:
-        return
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit():
-        raise ConfigError(f"--ray-address must be auto or HOST:PORT, got {address!r}")
-    try:
-        socket.create_connection((host, int(port)), timeout=5).close()
-    except OSError as err:
-        raise ConfigError(f"cannot reach the Ray cluster at {address}: {err.strerror or err}") from None
-
-
 class RayBackend:
     """Ray actors (one CPU each) in the cluster at `address`, or in a local one."""
 
@@ -243,14 +220,7 @@ class RayBackend:
 
     def start(self, spec: ActorSpec) -> None:
         ray = self.ray
-        if not ray.is_initialized():
-            _check_reachable(self.address)
-            try:
-                # "local": a fresh cluster on this machine even if `ray start` runs one here.
-                ray.init(address=self.address or "local", include_dashboard=False,
-                         log_to_driver=False)
-            except ConnectionError as err:
-                raise ConfigError(f"cannot reach the Ray cluster at {self.address}: {err}") from None
+        if join(ray, self.address, None):   # None: a fresh local cluster, even if `ray start` runs one here
             self.started_ray = True
         if self.requested is None:
             # Every CPU of the cluster but one, which the learner (this process) uses.

@@ -1,6 +1,6 @@
-"""Joining a Ray cluster, as both users of Ray do: rollouts (training.rollout_ray) and the
-recipe's executor (training.recipe_tasks). One place for the address check, the start,
-the retry count and the one safe way to cancel."""
+"""Joining a Ray cluster, as every user of Ray does: self-play actors (training.actors),
+rollouts (training.rollout_ray) and the recipe's executor (training.recipe_tasks). One
+place for the address check, the start, the retry count and the one safe way to cancel."""
 
 from __future__ import annotations
 
