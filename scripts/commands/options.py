@@ -1,5 +1,6 @@
-"""Arguments shared by the commands that evaluate (eval, hint): --ply, --model/--evaluator,
---json, --batch, and the reading of a batch from stdin.
+"""Arguments shared by the commands: those of the commands that evaluate (eval, hint:
+--ply, --model/--evaluator, --json, --batch, and the reading of a batch from stdin), and
+the type of a count that has a least value (at_least: bench, rollout).
 """
 
 from __future__ import annotations
