@@ -12,16 +12,15 @@ import torch
 from engine.bearoff import exact_race
 from engine.dice import ALL_ROLLS
 from engine.encoder import encode
-from engine.evaluator import flip
+from engine.evaluator import equity, flip
 from engine.position import game_results, race_flags
 from engine.search import best_play, evaluate_afterstates, rank_plays
 from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.inference import NetworkEvaluator
 from scripts.lab.distill import identify, main as distill_main
 from training.config import TrainConfig
-from training.distill import (CUBE_WINDOW_SHARE, NEAR_MISS_WINDOW, THREE_PLY_TEACHER_FILTER, TRIM, fit, holds_back_game,
-                              in_cube_window, near_misses,
-                              record_positions, search_targets)
+from training.distill import (CUBE_WINDOW_SHARE, DISPUTE, NEAR_MISS_WINDOW, THREE_PLY_TEACHER_FILTER, TRIM, disputed,
+                              fit, holds_back_game, in_cube_window, near_misses, record_positions, search_targets)
 from training.selfplay import initial_net, seed_state
 from training.trainer import Trainer
 
@@ -218,9 +217,9 @@ def test_back_games_are_two_points_in_the_opponents_home_and_30_pips_behind() ->
     assert not holds_back_game(race[None])[0]
 
 
-def test_positions_can_keep_the_back_games_alone(student: Path, tmp_path: Path) -> None:
+def test_positions_can_keep_one_kind_alone(student: Path, tmp_path: Path) -> None:
     """`--only backgames` keeps the positions holds_back_game marks, records it, and a resume with
-    another --only is refused in one line."""
+    another --only is refused in one line; `cubewindow` and `disputed` keep theirs."""
     data = tmp_path / "b.npz"
     args = ["positions", str(student), "--teacher", str(student), "--games", "40", "--teacher-ply", "1",
             "--out", str(data)]
@@ -234,6 +233,12 @@ def test_positions_can_keep_the_back_games_alone(student: Path, tmp_path: Path) 
     with np.load(window) as z:  # the untrained student sees few clear favourites: the mask is tested above
         assert str(z["only"]) == "cubewindow" and int(z["games"]) == 40
         assert not race_flags(z["boards"]).any()
+    disputes = tmp_path / "d.npz"
+    assert distill_main(args[:5] + ["4"] + args[6:-1] + [str(disputes), "--only", "disputed"]) == 0
+    with np.load(disputes) as z:
+        teacher = NetworkEvaluator(load_checkpoint(student).net)
+        assert str(z["only"]) == "disputed" and 0 < len(z["boards"])
+        assert disputed(z["boards"], teacher).all()
 
 
 class _FixedWin:
@@ -263,6 +268,29 @@ def test_cube_window_keeps_a_share_of_contact_positions_with_a_clear_favourite()
     assert every.tolist() == [False, True, True, False, False, False]
     kept = sum(in_cube_window(boards, _FixedWin(wins), np.random.default_rng(s))[1] for s in range(400))
     assert abs(kept / 400 - CUBE_WINDOW_SHARE) < 0.07
+
+
+class _Even:
+    """An evaluator that calls every position even: P(win) 0.5, no gammons."""
+
+    name = "even"
+
+    def evaluate(self, afterstates: np.ndarray) -> np.ndarray:
+        return np.tile([0.5, 0.0, 0.0, 0.0, 0.0], (len(afterstates), 1))
+
+
+def test_disputed_keeps_the_positions_whose_1_and_2_ply_values_differ(student: Path) -> None:
+    """disputed marks exactly the afterstates whose teacher's 1-ply and 2-ply equities lie DISPUTE
+    or more apart, and `--only disputed` keeps those alone."""
+    teacher = NetworkEvaluator(load_checkpoint(student).net)
+    boards = record_positions(load_checkpoint(student).net, 4, seed_state(3, 0))
+    gap = np.abs(equity(search_targets(boards, teacher, 1)) - equity(search_targets(boards, teacher, 2)))
+    mask = disputed(boards, teacher)
+    np.testing.assert_array_equal(mask, gap >= DISPUTE)
+    assert mask.any()  # an untrained net's search disagrees with it
+    contact = boards[~race_flags(boards)]  # no reply ends the game or reaches an exact table
+    assert len(contact) and not disputed(contact, _Even()).any()  # the same value at every depth
+    assert disputed(boards[:0], teacher).shape == (0,)
 
 
 @pytest.mark.slow

@@ -33,8 +33,8 @@ from models.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from models.loader import load_network
 from models.inference import NetworkEvaluator
 from models.paths import DEFAULT_MODEL
-from training.distill import (TRIM, fit, holds_back_game, in_cube_window, near_misses, record_positions,
-                              search_targets)
+from training.distill import (TRIM, disputed, fit, holds_back_game, in_cube_window, near_misses,
+                              record_positions, search_targets)
 from training.selfplay import seed_state
 
 
@@ -86,7 +86,8 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
     (training.distill.near_misses); the teacher searches at teacher_ply (2 or 3), or with
     teacher_rollout > 0 rolls each position out that many trials (engine.rollout.targets).
     only="backgames" keeps the back-game positions alone (training.distill.holds_back_game),
-    only="cubewindow" a share of those where cube actions are decided (training.distill.in_cube_window)."""
+    only="cubewindow" a share of those where cube actions are decided (training.distill.in_cube_window),
+    only="disputed" those whose teacher's 1-ply and 2-ply values differ most (training.distill.disputed)."""
     net = load_checkpoint(student).net
     evaluator = load_network(teacher)
     student_evaluator = NetworkEvaluator(net)
@@ -114,6 +115,8 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
             new = new[holds_back_game(new)]
         elif only == "cubewindow":  # its own stream, so a resume draws the same picks
             new = new[in_cube_window(new, student_evaluator, np.random.default_rng([seed, done, 1]))]
+        elif only == "disputed":
+            new = new[disputed(new, evaluator)]
         made += len(new)
         boards = np.concatenate([boards, new])
         values = (rollout_targets(new, evaluator, teacher_rollout, seed=seed) if teacher_rollout
@@ -210,10 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     pos.add_argument("--teacher-rollout", type=int, default=0, metavar="TRIALS",
                      help="value each position by the teacher's rollout of TRIALS trials (1-ply, variance "
                           "reduction, full games) instead of its search (default 0: search)")
-    pos.add_argument("--only", choices=("all", "backgames", "cubewindow"), default="all",
+    pos.add_argument("--only", choices=("all", "backgames", "cubewindow", "disputed"), default="all",
                      help="keep every position (default), the back games alone (a side holding two "
-                          "points in the opponent's home board, 30 pips or more behind), or a quarter of "
-                          "the contact positions whose favourite has a P(win) of 0.6 to 0.95 (the student's)")
+                          "points in the opponent's home board, 30 pips or more behind), a quarter of "
+                          "the contact positions whose favourite has a P(win) of 0.6 to 0.95 (the student's), "
+                          "or those whose teacher's 1-ply and 2-ply equities differ by 0.025 or more")
     fitp = sub.add_parser("fit", help="fit the student to positions files; write a new checkpoint")
     fitp.add_argument("student", type=Path)
     fitp.add_argument("data", type=Path, nargs="+")
