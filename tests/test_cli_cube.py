@@ -62,6 +62,25 @@ def test_gnubg_match_id_crawford(capsys, monkeypatch):
     assert "Crawford game" in cube["settings"] and "score 6-4" in cube["settings"]
 
 
+def test_a_position_carrying_its_match_state_sets_the_cube(capsys, monkeypatch):
+    """gnubg's "Position ID:Match ID" and an XGID bring their cube and score, in one position and in
+    --batch; an explicit cube option replaces what the ID carries."""
+    def cube_of(text, *options, batch=False):
+        argv = ["eval", "--evaluator", "pubeval", *options] + (["--batch"] if batch else [text, "--json"])
+        code, out, err = run(capsys, monkeypatch, argv, f"{text}\n" if batch else "")
+        assert code == 0 and err == ""
+        return json.loads(out)["cube"]
+
+    crawford = cube_of(f"{START}:sgHgAGAAIAAE")
+    assert crawford == cube_of(START, "--match-id", "sgHgAGAAIAAE") and "Crawford game" in crawford["settings"]
+    assert cube_of(f"{START}:sgHgAGAAIAAE", batch=True) == crawford
+    owned = cube_of("XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:0:0:10")
+    assert "money play, cube 2 owned by the side on roll" in owned["settings"]
+    assert "centred" in cube_of(f"{START}:sgHgAGAAIAAE", "--cube", "1")["settings"]
+    code, out, _ = run(capsys, monkeypatch, ["eval", START, "--evaluator", "pubeval", "--json"])
+    assert "cube" not in json.loads(out)  # a bare Position ID asks nothing of the cube
+
+
 @pytest.mark.parametrize("argv", [
     ["--match-id", "garbage"],
     ["--match-id", "sgHgAGAAIAAE", "--cube", "2"],
@@ -71,9 +90,12 @@ def test_gnubg_match_id_crawford(capsys, monkeypatch):
     ["--match", "7", "--jacoby"],
     ["--cube", "3"],
     ["--match", "30"],
+    [":garbage"],
 ])
 def test_bad_cube_input_is_one_line_exit_2(capsys, monkeypatch, argv):
-    code, out, err = run(capsys, monkeypatch, ["eval", START, "--evaluator", "pubeval", *argv])
+    suffix = argv[0] if argv[0].startswith(":") else ""  # a bad Match ID after the Position ID
+    code, out, err = run(capsys, monkeypatch, ["eval", START + suffix, "--evaluator", "pubeval",
+                                               *argv[1 if suffix else 0:]])
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "error" in err
 

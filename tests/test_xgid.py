@@ -71,6 +71,7 @@ def test_position_arguments_take_either_id(capsys):
     from scripts.cli import main
 
     assert position_from_text(OPENING) == position_from_text("4HPwATDgc/ABMA")
+    assert position_from_text("4HPwATDgc/ABMA:cAkAAAAAAAAA") == position_from_text("4HPwATDgc/ABMA")  # gnubg ID
     assert main(["hint", OPENING, "31", "--evaluator", "pubeval", "--json"]) == 0
     by_xgid = json.loads(capsys.readouterr().out)
     assert main(["hint", "4HPwATDgc/ABMA", "31", "--evaluator", "pubeval", "--json"]) == 0

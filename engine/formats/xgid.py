@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from engine.errors import PositionIdError
-from engine.formats.matchid import CENTRED, MatchState
+from engine.formats.matchid import CENTRED, MatchState, decode_match_id
 from engine.position import BAR, CHECKERS, ME, OPP, Position
 
 PREFIX = "XGID="
@@ -141,8 +141,17 @@ def decode_xgid(text: str) -> tuple[np.ndarray, MatchState]:
     return board, state
 
 
-def position_from_text(text: str) -> Position:
-    """A Position from a gnubg Position ID or an XGID (the side on roll in row 0)."""
+def position_and_state(text: str) -> tuple[Position, MatchState | None]:
+    """A Position (the side on roll in row 0) and the match state the text carries, if any:
+    an XGID carries one, and so does gnubg's "Position ID:Match ID" (what its Copy ID
+    gives, e.g. 4HPwATDgc/ABMA:cAkAAAAAAAAA); a bare Position ID carries none."""
     if looks_like_xgid(text):
-        return Position(decode_xgid(text)[0])
-    return Position.from_id(text)
+        board, state = decode_xgid(text)
+        return Position(board), state
+    position_id, colon, match_id = text.strip().partition(":")
+    return Position.from_id(position_id), (decode_match_id(match_id) if colon else None)
+
+
+def position_from_text(text: str) -> Position:
+    """A Position from a gnubg Position ID, gnubg ID or XGID (the side on roll in row 0)."""
+    return position_and_state(text)[0]

@@ -43,7 +43,8 @@ def add_cube_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--crawford", action="store_true", help="this game is the Crawford game (no doubling)")
     group.add_argument("--match-id", metavar="ID", default=None,
                        help="a gnubg Match ID (or an XGID) giving cube, owner, match length, score and Crawford flag "
-                            "(its player on roll is the side on roll); excludes the options above")
+                            "(its player on roll is the side on roll); excludes the options above. A position given "
+                            "as an XGID or as gnubg's POSITION_ID:MATCH_ID carries these itself, unless an option is given")
 
 
 def cube_options_given(args: argparse.Namespace) -> bool:
@@ -59,8 +60,13 @@ def _parse_score(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-def cube_from_args(args: argparse.Namespace) -> tuple[CubeInfo, int]:
-    """(CubeInfo from the side on roll's view, gnubg player number of the side on roll)."""
+def cube_from_args(args: argparse.Namespace, carried: MatchState | None = None) -> tuple[CubeInfo, int]:
+    """(CubeInfo from the side on roll's view, gnubg player number of the side on roll).
+
+    carried: the match state the position's text carries (an XGID, or gnubg's "Position
+    ID:Match ID"), used when no cube option is given; any cube option replaces it."""
+    if carried is not None and not cube_options_given(args):
+        return cube_from_match_state(carried)
     if args.match_id is not None:
         others = ((args.cube, args.owner, args.match, args.score) != (None,) * 4
                   or args.crawford or args.jacoby or args.beavers)

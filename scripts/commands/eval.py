@@ -19,6 +19,7 @@ from scripts.commands.options import add_evaluator_arguments, evaluator_from_arg
 if TYPE_CHECKING:
     from engine.cube.equity import CubeInfo
     from engine.evaluator import Evaluator
+    from engine.formats.matchid import MatchState
     from engine.position import Position
 
 PROB_NAMES = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")
@@ -35,14 +36,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run, small=one_position_at_1ply)
 
 
-def parse_line(line: str) -> Position:
-    """A batch line: one Position ID."""
-    from engine.formats.xgid import position_from_text
+def parse_line(line: str) -> tuple[Position, MatchState | None]:
+    """A batch line: one Position ID (or gnubg ID, or XGID), and the match state it carries."""
+    from engine.formats.xgid import position_and_state
 
     fields = line.split()
     if len(fields) != 1:
         raise TdgammonError(f"expected one Position ID, got {line.strip()!r}")
-    return position_from_text(fields[0])
+    return position_and_state(fields[0])
 
 
 def evaluate_record(position: Position, evaluator: Evaluator, ply: int, cube: CubeInfo | None = None,
@@ -71,25 +72,25 @@ def format_text(record: dict, evaluator: Evaluator, ply: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    cube, me = cube_from_args(args)
+    cube_from_args(args)  # bad cube options are refused before any position is read
     if args.batch:
         if args.position is not None:
             raise TdgammonError("give either a POSITION_ID or --batch, not both")
         evaluator = evaluator_from_args(args)
-        positions = read_batch(sys.stdin, parse_line)
-        for position in positions:
-            print(json.dumps(evaluate_record(position, evaluator, args.ply, cube, me)))
+        for position, carried in read_batch(sys.stdin, parse_line):
+            print(json.dumps(evaluate_record(position, evaluator, args.ply, *cube_from_args(args, carried))))
         return 0
     if args.position is None:
         raise TdgammonError("a POSITION_ID is required (or --batch to read them from stdin)")
 
-    from engine.formats.xgid import position_from_text
+    from engine.formats.xgid import position_and_state
 
-    position = position_from_text(args.position)
+    position, carried = position_and_state(args.position)
     evaluator = evaluator_from_args(args)
-    record = evaluate_record(position, evaluator, args.ply, cube, me)
+    record = evaluate_record(position, evaluator, args.ply, *cube_from_args(args, carried))
     if args.json:  # the cube object when asked about the cube (--batch always has it)
-        print(json.dumps(record if cube_options_given(args) else {k: v for k, v in record.items() if k != "cube"}))
+        asked = cube_options_given(args) or carried is not None
+        print(json.dumps(record if asked else {k: v for k, v in record.items() if k != "cube"}))
     else:
         print(format_text(record, evaluator, args.ply) + "\n" + format_cube(record["cube"]))
     return 0
