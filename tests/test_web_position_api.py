@@ -51,6 +51,13 @@ def test_xgid_brings_its_dice_cube_and_score(client):
     assert out["plays"] and "7-point match" in out["cube"]["settings"]
 
 
+def test_gnubg_id_brings_its_match_state(client):
+    out = ask(client, position=f"{START}:sgHgAGAAIAAE")  # gnubg: 7-point match at 6-4, Crawford game
+    s = out["settings"]
+    assert s["match"] == 7 and s["score"] == [6, 4] and s["crawford"]
+    assert "Crawford game" in out["cube"]["settings"]
+
+
 def test_hand_board_gives_the_position_id_of_that_board(client):
     points = [0] * 24
     points[0], points[5], points[23], points[17] = 2, 3, -4, -1       # White on 1 and 6; Black on its 1 and 7
@@ -65,6 +72,7 @@ def test_hand_board_gives_the_position_id_of_that_board(client):
 
 @pytest.mark.parametrize("body, status", [
     ({"position": "nonsense"}, 400),
+    ({"position": START + ":garbage"}, 400),
     ({"position": "XGID=-b--:0:0:1:52:0:0:0:0:10"}, 400),
     ({}, 400),
     ({"position": START, "board": {"points": [0] * 24}}, 400),

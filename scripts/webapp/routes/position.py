@@ -40,7 +40,7 @@ class HandBoard(BaseModel):
 
 
 class PositionQuery(BaseModel):
-    position: str | None = Field(None, description="gnubg Position ID or XGID (give this or board)")
+    position: str | None = Field(None, description="gnubg Position ID, gnubg ID or XGID (give this or board)")
     board: HandBoard | None = Field(None, description="a board set up by hand (give this or position)")
     dice: list[int] | None = Field(None, min_length=2, max_length=2, description="the roll to rank plays for")
     cube: int = Field(1, description="cube value, a power of 2")
@@ -66,8 +66,9 @@ async def analyse_position(body: PositionQuery, context: Context) -> dict:
 
 
 def read_position(body: PositionQuery) -> tuple[Position, dict]:
-    """The position asked about and the settings to use (an XGID's own, else the request's)."""
-    from engine.formats.xgid import decode_xgid, looks_like_xgid
+    """The position asked about and the settings to use (those an XGID or gnubg ID carries,
+    else the request's)."""
+    from engine.formats.xgid import position_and_state
 
     if (body.position is None) == (body.board is None):
         raise PositionIdError("give either a position (Position ID or XGID) or a board, not both")
@@ -76,17 +77,16 @@ def read_position(body: PositionQuery) -> tuple[Position, dict]:
                 "score": list(body.score), "crawford": body.crawford, "jacoby": body.jacoby, "ply": body.ply}
     if body.board is not None:
         return hand_position(body.board), settings
-    text = body.position.strip()
-    if not looks_like_xgid(text):
-        return Position.from_id(text), settings
+    position, state = position_and_state(body.position)
+    if state is None:
+        return position, settings
     from scripts.commands.cube_options import cube_from_match_state
 
-    board, state = decode_xgid(text)
     cube, _ = cube_from_match_state(state)
     settings.update(dice=list(state.dice) if state.dice != (0, 0) else None, cube=cube.value,
                     owner=cube.owner, match=cube.match_length,
                     score=list(cube.score), crawford=cube.crawford, jacoby=cube.jacoby)
-    return Position(board), settings
+    return position, settings
 
 
 def hand_position(hand: HandBoard) -> Position:
