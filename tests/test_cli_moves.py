@@ -88,7 +88,7 @@ BAD_ARGUMENTS = [
     (["moves", START, "71"], "1..6"),                               # die 7
     (["moves", START, "3"], "two digits"),                          # one die
     (["moves", START, "3-1-2"], "two digits"),                      # three dice
-    (["moves", START], "POSITION_ID and DICE"),                     # missing dice
+    (["moves", START], "DICE is required"),                        # missing dice
     (["moves", "--batch", START, "31"], "--batch"),                 # both modes
     (["show", "4HPwATDgc/ABM"], "14 characters"),
     (["show", _too_many_checkers_id()], "more than 15"),
@@ -103,7 +103,7 @@ def test_bad_input_is_one_stderr_line_and_exit_2(capsys, argv, message):
 
 
 @pytest.mark.parametrize("bad_line, message", [
-    ("hello", "expected 'POSITION_ID DICE'"),
+    ("hello", "14 characters"),
     ("4HPwATDgc/ABMA 07", "1..6"),
     ("4HPwATDgc/ABMA x", "two digits"),
     ("4HPwATDgc/AB!A 31", "Base64"),

@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.errors import PositionIdError
-from engine.formats.matchid import CENTRED, MatchState, decode_match_id
-from engine.formats.xgid import decode_xgid, encode_xgid, position_from_text
+from engine.errors import DiceError, PositionIdError
+from engine.formats.matchid import CENTRED, MatchState, decode_match_id, encode_match_id
+from engine.formats.xgid import (decode_xgid, encode_xgid, position_and_roll, position_and_state,
+                                position_from_text)
 from engine.position import Position
 from tests.conftest import GNUBG
 
@@ -83,6 +84,27 @@ def test_position_arguments_take_either_id(capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
+def test_the_roll_an_id_carries_is_played_when_no_dice_are_given(capsys):
+    """An XGID or gnubg ID rolled mid-turn brings its roll to hint and moves; dice given win;
+    an ID with no roll (or a double pending) needs DICE, refused in one line."""
+    from scripts.cli import main
+
+    rolled = OPENING.replace(":00:", ":52:")
+    gnubg_id = "4HPwATDgc/ABMA:" + encode_match_id(MatchState(on_roll=1, turn=1, dice=(5, 2)))
+    start = Position.start()
+    assert position_and_roll(rolled, None) == (start, (5, 2)) == position_and_roll(gnubg_id, None)
+    assert position_and_roll(rolled, "31") == (start, (3, 1))
+    for unrolled in (OPENING, "4HPwATDgc/ABMA", encode_xgid(start.board, STATES[4])):
+        with pytest.raises(DiceError):
+            position_and_roll(unrolled, None)
+    assert main(["hint", rolled, "--evaluator", "pubeval", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dice"] == [5, 2]
+    assert main(["moves", gnubg_id, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dice"] == [5, 2]
+    assert main(["hint", "4HPwATDgc/ABMA", "--evaluator", "pubeval"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
 @pytest.mark.gnubg
 def test_gnubg_converts_our_xgids_to_the_same_ids(tmp_path):
     cases = [(p, s) for s in STATES[:4] for p in oracle_positions(8)]
@@ -98,6 +120,7 @@ def test_gnubg_converts_our_xgids_to_the_same_ids(tmp_path):
     for (position, state), (pid, mid) in zip(cases, ids):
         assert pid == position.id
         got = decode_match_id(mid)
+        assert position_and_state(f"{pid}:{mid}") == (position, got)  # gnubg's Copy ID form
         assert (got.cube_value, got.cube_owner, got.on_roll, got.crawford, got.dice, got.match_length,
                 got.score) == (state.cube_value, state.cube_owner, state.on_roll, state.crawford, state.dice,
                                state.match_length, state.score)

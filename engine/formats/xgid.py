@@ -25,7 +25,8 @@ import re
 
 import numpy as np
 
-from engine.errors import PositionIdError
+from engine.dice import parse_dice
+from engine.errors import DiceError, PositionIdError
 from engine.formats.matchid import CENTRED, MatchState, decode_match_id
 from engine.position import BAR, CHECKERS, ME, OPP, Position
 
@@ -150,6 +151,17 @@ def position_and_state(text: str) -> tuple[Position, MatchState | None]:
         return Position(board), state
     position_id, colon, match_id = text.strip().partition(":")
     return Position.from_id(position_id), (decode_match_id(match_id) if colon else None)
+
+
+def position_and_roll(text: str, dice: str | None) -> tuple[Position, tuple[int, int]]:
+    """A position and the roll to play: `dice` when given (31, 3-1 or '3 1'), else the roll
+    the XGID or gnubg ID carries, as a player pastes one mid-turn; DiceError if neither."""
+    position, state = position_and_state(text)
+    if dice is not None:
+        return position, parse_dice(dice)
+    if state is None or state.doubled or 0 in state.dice:
+        raise DiceError("DICE is required: this position carries no roll")
+    return position, (int(state.dice[0]), int(state.dice[1]))
 
 
 def position_from_text(text: str) -> Position:

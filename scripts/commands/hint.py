@@ -25,22 +25,23 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "At 2-ply the candidates of the move filter (up to 8 within 0.16 of the best) "
                     "come first, valued at 2-ply; the other plays follow at their 1-ply value. "
                     "At 3-ply the best of those (up to 2 within 0.04 of the best) come first, valued at 3-ply.")
-    parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID or XGID=... (omit with --batch)")
-    parser.add_argument("dice", nargs="?", metavar="DICE", help="the roll, e.g. 31 or 3-1 (omit with --batch)")
+    parser.add_argument("position", nargs="?", metavar="POSITION_ID", help="gnubg Position ID, gnubg ID or XGID=... (omit with --batch)")
+    parser.add_argument("dice", nargs="?", metavar="DICE",
+                        help="the roll, e.g. 31 or 3-1 (omit with --batch, or when an XGID or gnubg ID carries it)")
     parser.add_argument("--top", type=int, default=None, metavar="N", help="show only the N best plays (default: all)")
     add_evaluator_arguments(parser)
     parser.set_defaults(func=run, small=one_position_at_1ply)
 
 
 def parse_line(line: str) -> tuple[Position, tuple[int, int]]:
-    """A batch line: `POSITION_ID DICE` (DICE as on the command line, e.g. 31, 3-1 or 3 1)."""
-    from engine.dice import parse_dice
-    from engine.formats.xgid import position_from_text
+    """A batch line: `POSITION_ID DICE` (DICE as on the command line, e.g. 31, 3-1 or 3 1;
+    optional when the ID carries the roll)."""
+    from engine.formats.xgid import position_and_roll
 
     fields = line.split(maxsplit=1)
-    if len(fields) != 2:
+    if not fields:
         raise TdgammonError(f"expected 'POSITION_ID DICE', got {line.strip()!r}")
-    return position_from_text(fields[0]), parse_dice(fields[1])
+    return position_and_roll(fields[0], fields[1] if len(fields) == 2 else None)
 
 
 def hint_record(position: Position, dice: tuple[int, int], evaluator: Evaluator, ply: int,
@@ -93,13 +94,11 @@ def run(args: argparse.Namespace) -> int:
         for position, dice in items:
             print(json.dumps(hint_record(position, dice, evaluator, args.ply, args.top)))
         return 0
-    if args.position is None or args.dice is None:
+    if args.position is None:
         raise TdgammonError("POSITION_ID and DICE are required (or --batch to read them from stdin)")
-    from engine.formats.xgid import position_from_text
-    from engine.dice import parse_dice
+    from engine.formats.xgid import position_and_roll
 
-    position = position_from_text(args.position)
-    dice = parse_dice(args.dice)
+    position, dice = position_and_roll(args.position, args.dice)
     evaluator = evaluator_from_args(args)
     record = hint_record(position, dice, evaluator, args.ply, args.top)
     print(json.dumps(record) if args.json else format_text(record, evaluator, args.ply))

@@ -10,14 +10,13 @@ from typing import TextIO
 from engine.errors import TdgammonError
 
 
-def moves_object(position_id: str, dice_text: str) -> dict:
-    """The JSON object for one (Position ID, roll): position, dice and every play with its afterstate ID."""
-    from engine.formats.xgid import position_from_text
-    from engine.dice import parse_dice
+def moves_object(position_id: str, dice_text: str | None) -> dict:
+    """The JSON object for one (Position ID, roll): position, dice and every play with its
+    afterstate ID. dice_text None: the roll the XGID or gnubg ID carries."""
+    from engine.formats.xgid import position_and_roll
     from engine.notation import legal_plays
 
-    position = position_from_text(position_id)
-    dice = parse_dice(dice_text)
+    position, dice = position_and_roll(position_id, dice_text)
     plays = legal_plays(position, dice)
     return {"position": position.id, "dice": list(dice),
             "moves": [{"move": play.notation, "afterstate": play.after.id} for play in plays]}
@@ -34,10 +33,8 @@ def run_batch(lines: TextIO, out: TextIO) -> None:
         if not text:
             continue
         parts = text.split(None, 1)
-        if len(parts) != 2:
-            raise TdgammonError(f"line {number}: expected 'POSITION_ID DICE', got {text!r}")
         try:
-            obj = moves_object(parts[0], parts[1])
+            obj = moves_object(parts[0], parts[1] if len(parts) == 2 else None)
         except TdgammonError as err:
             raise type(err)(f"line {number}: {err}") from err
         out.write(json.dumps(obj) + "\n")
@@ -64,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
                                 "give no position or dice on the command line")
         run_batch(sys.stdin, sys.stdout)
         return 0
-    if args.position_id is None or args.dice is None:
+    if args.position_id is None:
         raise TdgammonError("give POSITION_ID and DICE (e.g. 4HPwATDgc/ABMA 31), or --batch")
     obj = moves_object(args.position_id, args.dice)
     if args.json:
@@ -81,8 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "them, in gnubg notation with the Position ID after the play (sides NOT "
                     "swapped: the mover stays on roll in the ID).")
     parser.add_argument("position_id", nargs="?", metavar="POSITION_ID",
-                        help="gnubg Position ID (player on roll as gnubg encodes it) or XGID=...")
-    parser.add_argument("dice", nargs="?", metavar="DICE", help="the roll: 31, 3-1 or '3 1'")
+                        help="gnubg Position ID (player on roll as gnubg encodes it), gnubg ID or XGID=...")
+    parser.add_argument("dice", nargs="?", metavar="DICE",
+                        help="the roll: 31, 3-1 or '3 1' (optional when an XGID or gnubg ID carries it)")
     parser.add_argument("--json", action="store_true",
                         help='one JSON object: {"position", "dice", "moves": [{"move", "afterstate"}]}')
     parser.add_argument("--batch", action="store_true",
