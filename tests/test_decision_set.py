@@ -53,6 +53,9 @@ def test_score_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert "| player | all (2) | contact (1) | race (1) |" in out
     assert out.splitlines()[-1].startswith("| pubeval@1 | ")
+    assert decision_set.main(["score", "pubeval@1", "pubeval@1", "--set", str(path)]) == 0
+    out = capsys.readouterr().out  # the same player twice: a paired difference of nothing
+    assert "each player minus pubeval@1" in out and out.splitlines()[-1].startswith("| pubeval@1 | 0.00 ± 0.00")
 
 
 def test_race_phase_and_its_classes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

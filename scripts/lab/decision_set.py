@@ -338,12 +338,17 @@ def score(args: argparse.Namespace) -> int:
     print(f"| player | all ({len(decisions)}) | contact ({counts['contact']}) | race ({counts['race']}) |")
     print("|---|---|---|---|")
     classes = np.array([race_class(d.position) if d.phase == "race" else "" for d in decisions])
-    by_class = []
+    by_class, every_loss = [], []
     try:
         for text, player in zip(args.players, players):
             loss = losses(player, decisions)
+            every_loss.append(loss)
             print(table_rows(text, loss, phases), flush=True)
             by_class.append(class_rows(text, loss[phases == "race"], classes[phases == "race"]))
+        if len(players) > 1:  # the same decisions for all: a paired difference is far tighter
+            print(f"\npaired, each player minus {args.players[0]} (negative: fewer mEMG lost)")
+            for text, loss in zip(args.players[1:], every_loss[1:]):
+                print(table_rows(text, loss - every_loss[0], phases))
         if args.phase == "race":
             print("\nraces by which sides are home, mEMG (decisions)")
             print("| player | " + " | ".join(RACE_CLASSES) + " |")
