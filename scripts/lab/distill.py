@@ -128,8 +128,8 @@ def positions(student: Path, teacher: str, games: int, seed: int, out: Path, chu
               near_misses=np.int64(most_near_misses), teacher_ply=np.int64(teacher_ply),
               teacher_rollout=np.int64(teacher_rollout), only=np.str_(only))
         rate = made / max(time.perf_counter() - start, 1e-9)
-        print(f"{done:,} games, {len(boards):,} positions -> {out} ({rate:,.0f} positions/s this run)",
-              flush=True)
+        shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"  # a rollout teacher makes under one a second
+        print(f"{done:,} games, {len(boards):,} positions -> {out} ({shown} positions/s this run)", flush=True)
 
 
 def fit_files(student: Path, data_paths: list[Path], out: Path, epochs: int, lr: float, seed: int,
