@@ -73,12 +73,9 @@ def test_the_order_and_slicing_of_a_batch_do_not_matter():
 
 def _oracle_families() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(parents, index, afterstates): every oracle afterstate and the position it was played from."""
-    from engine.position import decode_position_id
-    from scripts.bench.common import oracle_records
+    from scripts.bench.eval import oracle_parents
 
-    records = [r for r in oracle_records() if r["afterstates"]]
-    parents = np.stack([decode_position_id(r["position"]) for r in records])
-    index = np.concatenate([np.full(len(r["afterstates"]), k) for k, r in enumerate(records)])
+    parents, index = oracle_parents()
     return parents, index, _oracle_afterstates()
 
 
