@@ -38,9 +38,7 @@ def parse_line(line: str) -> tuple[Position, tuple[int, int]]:
     optional when the ID carries the roll)."""
     from engine.formats.xgid import position_and_roll
 
-    fields = line.split(maxsplit=1)
-    if not fields:
-        raise TdgammonError(f"expected 'POSITION_ID DICE', got {line.strip()!r}")
+    fields = line.split(maxsplit=1)  # read_batch passes no blank line
     return position_and_roll(fields[0], fields[1] if len(fields) == 2 else None)
 
 
