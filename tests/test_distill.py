@@ -358,6 +358,31 @@ def test_slices_make_up_the_job_and_the_newest_resumes_it(student: Path, tmp_pat
         np.testing.assert_allclose(np.concatenate([a["targets"], c["targets"]]), w["targets"], atol=1e-6)
 
 
+def test_split_holds_out_each_files_latest_games(student: Path, tmp_path: Path) -> None:
+    """Each file keeps its first rows as STEM-train.npz, a valid data file; the last share of every
+    file, in order, makes the validation file, and fit takes both."""
+    files = [tmp_path / f"p{seed}.npz" for seed in (1, 2)]
+    for path, seed in zip(files, ("1", "2")):
+        assert distill_main(["positions", str(student), "--teacher", str(student), "--games", "3", "--seed", seed,
+                             "--out", str(path)]) == 0
+    val = tmp_path / "val.npz"
+    assert distill_main(["split", *map(str, files), "--share", "0.25", "--out", str(val)]) == 0
+    heads, tails = [], []
+    for path in files:
+        with np.load(path) as whole, np.load(path.with_name(path.stem + "-train.npz")) as head:
+            cut = int(len(whole["boards"]) * 0.75)
+            np.testing.assert_array_equal(head["boards"], whole["boards"][:cut])
+            assert str(head["teacher"]) == str(whole["teacher"])
+            heads.append(head["boards"])
+            tails.append(whole["boards"][cut:])
+    with np.load(val) as held:
+        np.testing.assert_array_equal(held["boards"], np.concatenate(tails))
+    out = tmp_path / "fitted.pt"
+    assert distill_main(["fit", str(student), *(str(p.with_name(p.stem + "-train.npz")) for p in files),
+                         "--epochs", "1", "--validate", str(val), "--out", str(out)]) == 0
+    assert load_checkpoint(out).trainer_state["distilled"][0]["validate"] == "val.npz"
+
+
 def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
                                           capsys: pytest.CaptureFixture) -> None:
     data = tmp_path / "d.npz"
@@ -386,6 +411,9 @@ def test_bad_input_is_one_line_and_exit_2(student: Path, tmp_path: Path,
         ["slice", str(data), "--after", str(data), "--out", str(tmp_path / "s.npz")],
         ["slice", str(data), "--after", str(other), "--out", str(tmp_path / "s.npz")],
         ["slice", str(data), "--out", str(data)],
+        ["split", str(data), "--share", "1.5", "--out", str(tmp_path / "v.npz")],
+        ["split", str(data), "--out", str(data)],
+        ["split", str(tmp_path / "none.npz"), "--out", str(tmp_path / "v.npz")],
     ]
     for argv in cases:
         assert distill_main(argv) == 2, argv

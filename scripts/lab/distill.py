@@ -189,6 +189,29 @@ def slice_after(full: Path, committed: list[Path], out: Path) -> tuple[int, int]
     return len(data["boards"]) - start, start
 
 
+def split_latest(files: list[Path], share: float, out: Path) -> list[Path]:
+    """Hold out each file's latest positions: write all but its last `share` beside it as
+    STEM-train.npz, and the last `share` of every file together to `out`, a validation file of
+    other games for `fit --validate` (a random share of a file shares games with the rest).
+    Returns the -train paths. A file's rows are in the order its games were played."""
+    if not 0 < share < 1:
+        raise DataError("--share must lie between 0 and 1")
+    heads = [p.with_name(p.stem + "-train.npz") for p in files]
+    if out.resolve() in {p.resolve() for p in [*files, *heads]}:
+        raise DataError(f"{out} is an input or a -train file: write the validation file to a new name")
+    tails = []
+    for path, head in zip(files, heads):
+        data = _load(path)
+        cut = int(len(data["boards"]) * (1 - share))
+        if not 0 < cut < len(data["boards"]):
+            raise DataError(f"{path} has too few positions ({len(data['boards']):,}) to split")
+        _save(head, **{**data, "boards": data["boards"][:cut], "targets": data["targets"][:cut]})
+        tails.append({**data, "boards": data["boards"][cut:], "targets": data["targets"][cut:]})
+    _save(out, **{**tails[0], "boards": np.concatenate([t["boards"] for t in tails]),
+                  "targets": np.concatenate([t["targets"] for t in tails])})
+    return heads
+
+
 def _trace(errors: list[float]) -> str:
     return " -> ".join(f"{m:.3g}" for m in errors)
 
@@ -235,6 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     slicep.add_argument("--after", type=Path, nargs="*", default=[], metavar="SLICE",
                         help="the job's earlier slices, in order")
     slicep.add_argument("--out", type=Path, required=True)
+    splitp = sub.add_parser("split", help="hold out each file's latest games as one validation file")
+    splitp.add_argument("files", type=Path, nargs="+", help="positions files; each keeps all but its tail as STEM-train.npz")
+    splitp.add_argument("--share", type=float, default=0.08, help="the share of each file held out (default 0.08)")
+    splitp.add_argument("--out", type=Path, required=True, help="the validation file")
     args = parser.parse_args(argv)
     try:
         if args.command == "positions":
@@ -246,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
             torch.set_num_threads(1)
             positions(args.student, args.teacher, args.games, args.seed, args.out, args.chunk, args.near_misses,
                       args.teacher_ply, args.teacher_rollout, args.only)
+        elif args.command == "split":
+            heads = split_latest(args.files, args.share, args.out)
+            print(f"-> {', '.join(str(h) for h in heads)} and {args.out}")
         elif args.command == "slice":
             written, before = slice_after(args.full, args.after, args.out)
             print(f"{written:,} positions after the first {before:,} -> {args.out}")
