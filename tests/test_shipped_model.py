@@ -1,6 +1,7 @@
 """The shipped model: an ensemble of three self-play nets, each widened to 512 units,
-distilled from our own search in ten rounds and fitted in an eleventh to our own rollouts
-of back games, that beats pubeval and random. What it was made from is read from the
+distilled from our own search in ten rounds, fitted in an eleventh to our own rollouts
+of back games and in a twelfth to our own rollouts of disputed positions, that beats
+pubeval and random. What it was made from is read from the
 checkpoint itself, as the model card promises it."""
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from training.selfplay import Weights, benchmark
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 WIDE = 512
 ROUNDS = 10
+ROUND_11_SHA256 = "6534d4c174fcfc0925b5f20505a3391c9a0df4afde5d9a2b129b669560974819"  # the teacher of the twelfth fit
 # A record names a model by its file name and the start of its SHA-256 (scripts.lab.distill
 # identify), and a positions file by its file name: never a directory of the machine it was made on.
 MODEL = re.compile(r"[^/\\]+\.pt \(sha256 [0-9a-f]{16}\)")
@@ -66,17 +68,27 @@ def test_shipped_model_is_three_self_play_nets_each_describing_itself() -> None:
         [{"from": hidden, "to": WIDE, "seed": 1}] for hidden in trained]
 
 
-def test_each_member_was_distilled_in_ten_rounds_then_fitted_to_back_game_rollouts() -> None:
+def test_each_member_was_distilled_in_ten_rounds_then_fitted_to_rollouts_twice() -> None:
     """The model card's last steps: scripts.lab.distill fit, each round on new positions valued
     by a new teacher (the previous round's ensemble; the tenth by it at 2-ply and by its member 0
     at 3-ply), the same data for every member, each fit lowering the held-out error. Records
     made before near misses existed (before c391b0f, 2026-12-01) have no near_misses, nor those
     before the 3-ply teacher (5177359, 2026-12-05) teacher_plies: they had none, and 2-ply.
     The eleventh fit: each member's own values of its self-play positions and the same back
-    games valued by the round 10 ensemble's rollouts, measured on back games of other games."""
+    games valued by the round 10 ensemble's rollouts, measured on back games of other games.
+    The twelfth: its own values again and the same disputed positions valued by the round 11
+    ensemble's rollouts (eight times over), measured on disputed positions of later games."""
     members = load_members(DEFAULT_MODEL)
     records = [m.trainer_state["distilled"] for m in members]
-    assert [len(r) for r in records] == [ROUNDS + 1] * 3
+    assert [len(r) for r in records] == [ROUNDS + 2] * 3
+    for i, rs in enumerate(records):
+        last = rs[ROUNDS + 1]
+        assert set(last["data"]) == {f"anchor13-{i}.npz", "ro1401-train.npz", "ro1402-train.npz"}
+        assert last["data"].count("ro1401-train.npz") == last["data"].count("ro1402-train.npz") == 8
+        assert last["teacher_rollouts"] == [0, 36]
+        assert any(t.startswith(f"m{i}.pt ") for t in last["teachers"])
+        assert f"E11.pt (sha256 {ROUND_11_SHA256[:16]})" in last["teachers"]
+        assert last["val_mse"][-1] < 0.9 * last["val_mse"][0]
     tenth = records[0][ROUNDS - 1]["teachers"]
     for i, rs in enumerate(records):
         last = rs[ROUNDS]
@@ -107,14 +119,14 @@ def test_each_member_was_distilled_in_ten_rounds_then_fitted_to_back_game_rollou
 
 def test_the_step_size_schedule_and_the_held_out_games() -> None:
     """Rounds 1-5 with Adam at 3e-4; the sixth, after widening, with the step falling from 3e-3
-    to 0, the seventh (6 epochs) and the rest (8) from 1e-3 to 0, the back-game fit (3) from
+    to 0, the seventh (6 epochs) and the rest (8) from 1e-3 to 0, the two rollout fits (3) from
     2e-4 to 0, each from the seventh on measured on positions of other games (a validation file
     none of the data files is)."""
     for member in load_members(DEFAULT_MODEL):
         records = member.trainer_state["distilled"]
         assert [(r["epochs"], r["lr"], r.get("lr_end")) for r in records] == (
-            [(6, 3e-4, None)] * 5 + [(6, 3e-3, 0.0), (6, 1e-3, 0.0)] + [(8, 1e-3, 0.0)] * 3 + [(3, 2e-4, 0.0)])
-        assert ["validate" in r for r in records] == [False] * 6 + [True] * 5
+            [(6, 3e-4, None)] * 5 + [(6, 3e-3, 0.0), (6, 1e-3, 0.0)] + [(8, 1e-3, 0.0)] * 3 + [(3, 2e-4, 0.0)] * 2)
+        assert ["validate" in r for r in records] == [False] * 6 + [True] * 6
         for r in records[6:]:
             assert DATA.fullmatch(r["validate"]) and r["validate"] not in r["data"]
 

@@ -114,7 +114,9 @@ def test_a_swipe_on_the_board_away_from_the_checkers_scrolls_a_phone_page(browse
         pg.goto(url + "/")
         pg.get_by_role("button", name="2 players on this device").click()
         pg.wait_for_function("window.tdg.state")
-        box = pg.locator('polygon[data-abs="21"]').bounding_box()       # an empty point at the start
+        point = pg.locator('polygon[data-abs="21"]')                    # an empty point at the start
+        point.wait_for()                                                # drawn: a busy machine draws late
+        box = point.bounding_box()
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
         cdp = context.new_cdp_session(pg)
         cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
