@@ -367,13 +367,12 @@ def test_split_holds_out_each_files_latest_games(student: Path, tmp_path: Path) 
                              "--out", str(path)]) == 0
     val = tmp_path / "val.npz"
     assert distill_main(["split", *map(str, files), "--share", "0.25", "--out", str(val)]) == 0
-    heads, tails = [], []
+    tails = []
     for path in files:
         with np.load(path) as whole, np.load(path.with_name(path.stem + "-train.npz")) as head:
             cut = int(len(whole["boards"]) * 0.75)
             np.testing.assert_array_equal(head["boards"], whole["boards"][:cut])
             assert str(head["teacher"]) == str(whole["teacher"])
-            heads.append(head["boards"])
             tails.append(whole["boards"][cut:])
     with np.load(val) as held:
         np.testing.assert_array_equal(held["boards"], np.concatenate(tails))
