@@ -28,7 +28,10 @@ def page(request, browser, url):
 
 
 def centre(pg, selector: str) -> tuple[float, float]:
-    box = pg.locator(selector).first.bounding_box()
+    """The middle of the first element the selector finds, once drawn (a busy machine draws late)."""
+    element = pg.locator(selector).first
+    element.wait_for()
+    box = element.bounding_box()
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
@@ -114,10 +117,7 @@ def test_a_swipe_on_the_board_away_from_the_checkers_scrolls_a_phone_page(browse
         pg.goto(url + "/")
         pg.get_by_role("button", name="2 players on this device").click()
         pg.wait_for_function("window.tdg.state")
-        point = pg.locator('polygon[data-abs="21"]')                    # an empty point at the start
-        point.wait_for()                                                # drawn: a busy machine draws late
-        box = point.bounding_box()
-        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        x, y = centre(pg, 'polygon[data-abs="21"]')                     # an empty point at the start
         cdp = context.new_cdp_session(pg)
         cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
         for k in range(1, 11):                                          # a finger's pace: the page scrolls
